@@ -1,0 +1,2 @@
+EXTRA_DIST += contrib/lint.sh contrib/completion/magus.bash
+EXTRA_DIST += contrib/setup.sh contrib/debian-packages.txt

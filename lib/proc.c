@@ -1,0 +1,164 @@
+#include "compat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "strbuf.h"
+
+void
+sane_start(void)
+{
+	struct stat st;
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fstat(fd, &st) == 0 || errno != EBADF)
+			continue;
+		/* open() returns the lowest free fd, which is `fd`. */
+		if (open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd)
+			_exit(71);
+	}
+	signal(SIGPIPE, SIG_DFL);
+}
+
+int
+exit_status_of(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 1;
+}
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/* True when we share a terminal's foreground process group: then a key
+ * typed at the terminal already signals the child, which is in our group. */
+static bool
+in_foreground(void)
+{
+	pid_t fg;
+
+	if (!isatty(STDIN_FILENO))
+		return false;
+	fg = tcgetpgrp(STDIN_FILENO);
+	return fg != -1 && fg == getpgrp();
+}
+
+int
+run_child(const char *path, char *const argv[], char *const envp[],
+    const struct run_opts *opts)
+{
+	extern char **environ;
+	sigset_t set, old;
+	siginfo_t si;
+	bool own_group = !in_foreground();
+	int first = 0, status, pipefd[2], err = 0;
+	pid_t pid, w;
+	size_t i;
+	ssize_t n;
+
+	sigemptyset(&set);
+	for (i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, &old) < 0)
+		return -1;
+	/* The child reports a failed exec through this pipe. */
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = err;
+		return -1;
+	}
+	if (pid == 0) {
+		if (own_group)
+			setpgid(0, 0);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (opts && opts->cwd && chdir(opts->cwd) < 0)
+			goto fail;
+		if (opts && opts->child_setup &&
+		    opts->child_setup(opts->arg) < 0)
+			goto fail;
+		execve(path, argv, envp ? envp : environ);
+	fail:
+		err = errno;
+		(void)!write(pipefd[1], &err, sizeof(err));
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	if (own_group)
+		setpgid(pid, pid); /* also in the parent: no race either way */
+	close(pipefd[1]);
+	n = RETRY_EINTR(read(pipefd[0], &err, sizeof(err)));
+	close(pipefd[0]);
+	if (opts && opts->exec_errno)
+		*opts->exec_errno = n == (ssize_t)sizeof(err) ? err : 0;
+
+	for (;;) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			status = 0;
+			break;
+		}
+		if (sigwaitinfo(&set, &si) < 0)
+			continue;
+		if (si.si_signo == SIGCHLD)
+			continue;
+		if (!first) {
+			first = si.si_signo;
+			/* A terminal's signal already reached a child sharing
+			 * our group; anything else is passed on. */
+			if (own_group || si.si_code != SI_KERNEL)
+				kill(pid, si.si_signo);
+		} else {
+			kill(own_group ? -pid : pid, SIGKILL);
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (first)
+		return 128 + first;
+	return exit_status_of(status);
+}
+
+unsigned long long
+proc_start_time(pid_t pid)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[64];
+	const char *p;
+	unsigned long long t = 0;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (strbuf_read_file(&sb, path) < 0)
+		goto out;
+	/* The command name may hold spaces and parentheses: skip past the
+	 * last ')' and count fields from there (it ends field 2). */
+	p = strrchr(sb.buf, ')');
+	if (!p)
+		goto out;
+	for (field = 2; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	t = strtoull(p, NULL, 10);
+out:
+	strbuf_release(&sb);
+	return t;
+}

@@ -1,0 +1,48 @@
+/*
+ * proc.h: process plumbing shared by every magus program.
+ */
+#ifndef MAGUS_PROC_H
+#define MAGUS_PROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/*
+ * Call first in main(): make sure fds 0, 1 and 2 are open (on /dev/null
+ * when not), so a file opened later can never become someone's stdout,
+ * and reset SIGPIPE to its default action.
+ */
+void sane_start(void);
+
+/* The shell's convention: the exit code, or 128 + the signal. */
+int exit_status_of(int wstatus);
+
+/*
+ * Run `path` with `argv` and `envp` (the caller's environment when NULL)
+ * and wait for it, applying magus's signal rules: the first SIGINT,
+ * SIGTERM, SIGHUP or SIGQUIT is forwarded to the child and waited for
+ * with no timer; a second kills the child (and its process group when it
+ * has its own).  Returns the child's exit status in shell convention, or,
+ * when a signal was forwarded, 128 + that signal.  Returns -1 with errno
+ * set when the child could not be started; when exec fails in the child,
+ * the child exits 127 (ENOENT) or 126 and *exec_errno (when not NULL)
+ * holds the errno.
+ *
+ * `child_setup`, when not NULL, runs in the child before exec (with the
+ * signal mask restored); it must only make async-signal-safe calls and
+ * return 0, or -1 with errno set to abort the exec.
+ */
+struct run_opts {
+	int (*child_setup)(void *arg);
+	void *arg;
+	const char *cwd;	/* chdir here before exec, when not NULL */
+	int *exec_errno;
+};
+int run_child(const char *path, char *const argv[], char *const envp[],
+    const struct run_opts *opts);
+
+/* The start time of `pid` in clock ticks since boot (field 22 of
+ * /proc/PID/stat), or 0 when it cannot be read. */
+unsigned long long proc_start_time(pid_t pid);
+
+#endif /* MAGUS_PROC_H */

@@ -1,0 +1,304 @@
+/*
+ * test-lib: unit tests for libmagus, in TAP.
+ */
+#include "compat.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "diag.h"
+#include "json.h"
+#include "platform.h"
+#include "proc.h"
+#include "strbuf.h"
+#include "strutil.h"
+#include "strvec.h"
+#include "tap.h"
+#include "xalloc.h"
+
+static void
+test_strbuf(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *p;
+	size_t len;
+	int i;
+
+	is_str(sb.buf, "", "an empty strbuf reads as \"\"");
+	strbuf_addstr(&sb, "abc");
+	strbuf_addch(&sb, 'd');
+	strbuf_addf(&sb, "%d-%s", 42, "x");
+	is_str(sb.buf, "abcd42-x", "add, addch and addf append");
+	for (i = 0; i < 1000; i++)
+		strbuf_addstr(&sb, "0123456789");
+	ok(sb.len == 8 + 10000 && sb.buf[sb.len] == '\0',
+	    "growth keeps the length and the terminating NUL");
+	strbuf_setlen(&sb, 3);
+	strbuf_addstr(&sb, "  \n");
+	strbuf_rtrim(&sb);
+	is_str(sb.buf, "abc", "setlen and rtrim");
+	p = strbuf_detach(&sb, &len);
+	ok(len == 3 && !strcmp(p, "abc") && sb.len == 0 && sb.buf[0] == '\0',
+	    "detach hands over the buffer and resets");
+	free(p);
+	strbuf_add(&sb, "a\0b", 3);
+	ok(sb.len == 3 && sb.buf[1] == '\0' && sb.buf[2] == 'b',
+	    "binary data with NUL bytes is kept");
+	strbuf_release(&sb);
+}
+
+static void
+test_strvec(void)
+{
+	struct strvec sv = STRVEC_INIT;
+	int i;
+
+	ok(sv.v[0] == NULL && sv.n == 0, "an empty strvec is NULL-terminated");
+	for (i = 0; i < 100; i++)
+		strvec_pushf(&sv, "a%d", i);
+	ok(sv.n == 100 && sv.v[100] == NULL && !strcmp(sv.v[99], "a99"),
+	    "push keeps the NULL terminator");
+	ok(strvec_find(&sv, "a42") == 42 && strvec_find(&sv, "b") == -1,
+	    "find");
+	strvec_clear(&sv);
+	env_set(&sv, "A", "1");
+	env_set(&sv, "AB", "2");
+	env_set(&sv, "A", "3");
+	ok(sv.n == 2, "env_set replaces an existing name");
+	is_str(env_get(sv.v, "A"), "3", "env_get finds the exact name");
+	is_str(env_get(sv.v, "AB"), "2", "env_get does not match a prefix");
+	ok(env_get(sv.v, "ABC") == NULL, "env_get of an absent name");
+	strvec_clear(&sv);
+}
+
+static void
+test_json(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json j;
+
+	json_init(&j, &sb);
+	json_object_begin(&j);
+	json_kv_str(&j, "a", "x\"y\\z\n\t\x01");
+	json_key(&j, "list");
+	json_array_begin(&j);
+	json_int(&j, -3);
+	json_bool(&j, true);
+	json_null(&j);
+	json_object_begin(&j);
+	json_object_end(&j);
+	json_array_end(&j);
+	json_kv_str(&j, "u", "caf\xc3\xa9 \xff");
+	json_object_end(&j);
+	is_str(sb.buf, "{\"a\":\"x\\\"y\\\\z\\n\\t\\u0001\",\"list\":[-3,true,"
+	    "null,{}],\"u\":\"caf\xc3\xa9 \\u00ff\"}",
+	    "the writer places commas and escapes strings");
+	strbuf_release(&sb);
+}
+
+static void
+test_strutil(void)
+{
+	static const char *const verbs[] = { "doctor", "explain", "help",
+		"config", NULL };
+	char *p;
+
+	ok(edit_distance("doctor", "doctro") == 1, "a transposition is one edit");
+	ok(edit_distance("", "abc") == 3, "distance from empty");
+	is_str(closest_word("doctr", verbs), "doctor", "closest word");
+	ok(closest_word("zzzzzz", verbs) == NULL, "no suggestion when far");
+	p = path_join("/a/b/", "/c");
+	is_str(p, "/a/b/c", "path_join folds slashes");
+	free(p);
+	p = path_join("/", "c");
+	is_str(p, "/c", "path_join at the root");
+	free(p);
+	p = path_absolute("/a/./b/../c//d/");
+	is_str(p, "/a/c/d", "path_absolute folds . and ..");
+	free(p);
+	p = path_absolute("/../..");
+	is_str(p, "/", "path_absolute stops at /");
+	free(p);
+	ok(path_is_under("/a/b", "/a") && path_is_under("/a", "/a/") &&
+	    !path_is_under("/ab", "/a") && path_is_under("/x", "/"),
+	    "path_is_under compares whole components");
+	setenv("HOME", "/home/t", 1);
+	p = expand_home("~/x");
+	is_str(p, "/home/t/x", "expand_home expands ~/");
+	free(p);
+	p = expand_home("~user/x");
+	is_str(p, "~user/x", "expand_home leaves ~user alone");
+	free(p);
+	{
+		long v;
+		double d;
+
+		ok(parse_long("42", 0, 100, &v) && v == 42, "parse_long");
+		ok(!parse_long("42x", 0, 100, &v) && !parse_long("", 0, 1, &v)
+		    && !parse_long("101", 0, 100, &v) &&
+		    !parse_long(" 1", 0, 10, &v), "parse_long refuses junk");
+		ok(parse_positive_double("0.5", &d) && d == 0.5,
+		    "parse_positive_double");
+		ok(!parse_positive_double("0", &d) &&
+		    !parse_positive_double("1e3", &d) &&
+		    !parse_positive_double("-1", &d),
+		    "parse_positive_double refuses 0, exponents, signs");
+	}
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		wrap_text(&sb, "aaa bbb ccc\n\n- ddd eee", 2, 10);
+		is_str(sb.buf, "  aaa bbb\n  ccc\n\n  - ddd\n    eee\n",
+		    "wrap_text wraps, indents and hangs list items");
+		strbuf_release(&sb);
+	}
+}
+
+static void
+test_platform(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct platform p;
+	char arch[16];
+
+	ok(platform_parse("linux/arm64", &p, &err) == 0 &&
+	    !strcmp(p.os, "linux") && !strcmp(p.arch, "arm64") && !p.variant[0],
+	    "linux/arm64 parses");
+	ok(platform_parse("linux/arm/v7", &p, &err) == 0 &&
+	    !strcmp(p.variant, "v7"), "a variant parses");
+	is_str(platform_str(&p), "linux/arm/v7", "platform_str");
+	is_str(platform_dirname(&p), "linux-arm-v7", "platform_dirname");
+	strbuf_reset(&err);
+	ok(platform_parse("linux", &p, &err) < 0 &&
+	    strstr(err.buf, "linux/" MAGUS_HOST_ARCH),
+	    "bare linux is refused naming the host's arch");
+	strbuf_reset(&err);
+	ok(platform_parse("plan9/amd64", &p, &err) < 0 &&
+	    strstr(err.buf, "plan9"), "an unknown os is refused");
+	strbuf_reset(&err);
+	ok(platform_parse("linux/mips", &p, &err) < 0 &&
+	    strstr(err.buf, "mips"), "an unknown arch is refused");
+	ok(platform_parse("linux/arm64/v9", &p, &err) < 0,
+	    "an unknown variant is refused");
+	ok(platform_parse("linux/amd64/", &p, &err) < 0 &&
+	    platform_parse("/amd64", &p, &err) < 0 &&
+	    platform_parse("linux/amd64/v2/x", &p, &err) < 0,
+	    "malformed platforms are refused");
+	platform_host(&p);
+	ok(platform_is_host(&p), "the host platform is the host");
+	strbuf_reset(&err);
+	ok(elf_arch("/bin/sh", arch, sizeof(arch), &err) == 0 &&
+	    !strcmp(arch, MAGUS_HOST_ARCH), "/bin/sh is an ELF for this host");
+	strbuf_reset(&err);
+	ok(elf_arch("/etc/passwd", arch, sizeof(arch), &err) < 0 &&
+	    strstr(err.buf, "not an ELF"), "a text file is not an ELF");
+	strbuf_release(&err);
+}
+
+static void
+test_diag_table(void)
+{
+	size_t i, j;
+	int sorted = 1, unique = 1, style = 1, statuses = 1;
+
+	for (i = 0; i < mgs_table_len; i++) {
+		const struct mgs_entry *e = &mgs_table[i];
+		size_t n = strlen(e->summary);
+
+		if (i && mgs_table[i - 1].code >= e->code)
+			sorted = 0;
+		for (j = 0; j < i; j++)
+			if (mgs_table[j].code == e->code)
+				unique = 0;
+		if (!n || isupper((unsigned char)e->summary[0]) ||
+		    e->summary[n - 1] == '.' || !*e->explanation ||
+		    !*e->resolution || strchr(e->summary, '\n'))
+			style = 0;
+		if (e->status < 0 || e->status > 255 || e->status == 75)
+			statuses = 0;
+	}
+	ok(mgs_table_len >= 10, "the table holds codes");
+	ok(sorted, "codes are in ascending order");
+	ok(unique, "codes are unique");
+	ok(style, "summaries are lowercase one-liners without a full stop; "
+	    "every code has an explanation and a resolution");
+	ok(statuses, "statuses are exit statuses, never 75");
+	ok(mgs_parse("MGS2012") == 2012 && mgs_parse("mgs0001") == 1 &&
+	    mgs_parse("2012") == 2012 && mgs_parse("MGS201") == -1 &&
+	    mgs_parse("MGS20123") == -1 && mgs_parse("MGSx012") == -1,
+	    "mgs_parse");
+	ok(mgs_lookup(2012) && mgs_lookup(2012)->status == 78,
+	    "MGS2012 exits 78");
+	for (i = 2001; i <= 2012; i++) {
+		if (i == 2009 || i == 2011)
+			continue;
+		if (!mgs_lookup((int)i))
+			break;
+	}
+	ok(i == 2013, "the sandbox codes MGS2001..MGS2012 are seeded");
+}
+
+static void
+test_config_helpers(void)
+{
+	ok(passthrough_pattern_error("MISE_*") == NULL &&
+	    passthrough_pattern_error("GOPATH") == NULL,
+	    "MISE_* and GOPATH are valid passthrough patterns");
+	ok(passthrough_pattern_error("M*") && passthrough_pattern_error("AB*")
+	    && passthrough_pattern_error("ABC*") &&
+	    passthrough_pattern_error("A-B") && passthrough_pattern_error(""),
+	    "short, unterminated and malformed patterns are refused");
+	ok(passthrough_pattern_error("AB_*") == NULL,
+	    "a three-character prefix ending in _ is valid");
+	ok(image_ref_pinned("busybox@sha256:"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"),
+	    "a digest-pinned ref");
+	ok(!image_ref_pinned("busybox:latest") &&
+	    !image_ref_pinned("busybox@sha256:abc") &&
+	    !image_ref_pinned("@sha256:"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"),
+	    "tags, short digests and nameless refs are not pinned");
+	ok(sandbox_mode_parse("best-effort") == SANDBOX_BEST_EFFORT &&
+	    sandbox_mode_parse("Required") == SANDBOX_UNSET,
+	    "sandbox modes parse exactly");
+}
+
+static void
+test_proc(void)
+{
+	char sh[] = "sh", c[] = "-c", e7[] = "exit 7", kt[] = "kill -TERM $$",
+	    nope[] = "nope";
+	char *const argv[] = { sh, c, e7, NULL };
+	char *const kill_argv[] = { sh, c, kt, NULL };
+	char *const missing[] = { nope, NULL };
+	int err = 0;
+	struct run_opts opts = { NULL, NULL, NULL, &err };
+
+	ok(proc_start_time(getpid()) > 0, "our own start time is readable");
+	ok(proc_start_time(0) == 0, "pid 0 has no start time");
+	ok(run_child("/bin/sh", argv, NULL, NULL) == 7,
+	    "run_child passes the exit status through");
+	ok(run_child("/bin/sh", kill_argv, NULL, NULL) == 128 + SIGTERM,
+	    "a signal death reads as 128 + n");
+	ok(run_child("/nonexistent/x", missing, NULL, &opts) == 127 &&
+	    err == ENOENT, "a missing program exits 127 with ENOENT reported");
+}
+
+int
+main(void)
+{
+	diag_init("test-lib");
+	test_strbuf();
+	test_strvec();
+	test_json();
+	test_strutil();
+	test_platform();
+	test_diag_table();
+	test_config_helpers();
+	test_proc();
+	return done_testing();
+}
