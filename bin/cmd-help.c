@@ -38,6 +38,7 @@ cmd_help(struct front *f UNUSED, int argc, char **argv)
 			strbuf_addf(&hint, "did you mean 'magus help %s'?",
 			    near);
 			diag(1001, hint.buf, "unknown verb '%s'", argv[1]);
+			strbuf_release(&hint);
 		} else {
 			diag(1001, "run 'magus help' for the list of verbs",
 			    "unknown verb '%s'", argv[1]);

@@ -383,13 +383,15 @@ front_run_helper(const char *name, char **argv)
 		diag(1009, "run 'magus --exec-path' to see where helpers are "
 		    "looked for", "helper 'magus-%s' not found in '%s'", name,
 		    exec_path());
-		exit(127);
+		strvec_clear(&av);
+		free(path);
+		return 127;
 	}
 	status = run_child(path, av.v, NULL, &opts);
 	if (status < 0 || err) {
 		diag(1010, NULL, "cannot execute '%s': %s", path,
 		    strerror(status < 0 ? errno : err));
-		exit(err == ENOENT ? 127 : 126);
+		status = err == ENOENT ? 127 : 126;
 	}
 	strvec_clear(&av);
 	free(path);
@@ -428,6 +430,7 @@ dispatch_external(struct front *f, int argc UNUSED, char **argv)
 
 		strbuf_addf(&hint, "did you mean 'magus %s'?", near);
 		diag(1001, hint.buf, "unknown verb '%s'", argv[0]);
+		strbuf_release(&hint);
 	} else {
 		diag(1001, "run 'magus help' for the list of verbs",
 		    "unknown verb '%s'", argv[0]);
@@ -461,12 +464,43 @@ relay(struct front *f, int argc, char **argv)
 	return status;
 }
 
+static int
+run_verb(struct front *f, int argc, char **argv, int i)
+{
+	const struct verb *v;
+
+	resolve_root(f);
+	if (f->platform) {
+		struct platform p;
+		struct strbuf err = STRBUF_INIT;
+		int bad = platform_parse(f->platform, &p, &err);
+
+		if (bad < 0)
+			diag(1002, NULL, "--platform: %s", err.buf);
+		strbuf_release(&err);
+		if (bad < 0)
+			return 2;
+		/* The host's own platform: nothing changes, the verb runs
+		 * here.  Another platform is the relay's. */
+		if (!platform_is_host(&p))
+			return relay(f, argc - i, argv + i);
+	}
+	v = verb_find(argv[i]);
+	if (!v)
+		return dispatch_external(f, argc - i, argv + i);
+	if (v->needs_config)
+		front_load_config(f);
+	if (v->fn)
+		return v->fn(f, argc - i, argv + i);
+	front_export_env(f);
+	return front_run_helper(v->helper, argv + i);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct front f;
-	const struct verb *v;
-	int i;
+	int i, rc;
 
 	sane_start();
 	diag_init("magus");
@@ -477,28 +511,9 @@ main(int argc, char **argv)
 		print_front_usage(stderr);
 		return 2;
 	}
-	resolve_root(&f);
-	if (f.platform) {
-		struct platform p;
-		struct strbuf err = STRBUF_INIT;
-
-		if (platform_parse(f.platform, &p, &err) < 0) {
-			diag(1002, NULL, "--platform: %s", err.buf);
-			return 2;
-		}
-		strbuf_release(&err);
-		/* The host's own platform: nothing changes, the verb runs
-		 * here.  Another platform is the relay's. */
-		if (!platform_is_host(&p))
-			return relay(&f, argc - i, argv + i);
-	}
-	v = verb_find(argv[i]);
-	if (!v)
-		return dispatch_external(&f, argc - i, argv + i);
-	if (v->needs_config)
-		front_load_config(&f);
-	if (v->fn)
-		return v->fn(&f, argc - i, argv + i);
-	front_export_env(&f);
-	return front_run_helper(v->helper, argv + i);
+	rc = run_verb(&f, argc, argv, i);
+	if (f.cfg_loaded)
+		config_release(&f.cfg);
+	free(f.root);
+	return rc;
 }
