@@ -43,6 +43,9 @@ const struct verb *verb_table(void);
 /* Load the configuration once; exits 2 (or the code's status) on error. */
 void front_load_config(struct front *f);
 
+/* Report an unknown verb (MGS1001), suggesting "<prefix> <closest>". */
+void verb_unknown(const char *name, const char *suggest_prefix);
+
 /*
  * Refuse an option a verb does not take, exit 2.  When `opt` is one of
  * the global flags, the hint says they must precede the verb.

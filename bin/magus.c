@@ -80,6 +80,30 @@ print_front_usage(FILE *out)
 }
 
 void
+verb_unknown(const char *name, const char *suggest_prefix)
+{
+	const char *names[ARRAY_SIZE(verbs)];
+	const char *near;
+	size_t i;
+
+	for (i = 0; verbs[i].name; i++)
+		names[i] = verbs[i].name;
+	names[i] = NULL;
+	near = closest_word(name, names);
+	if (near) {
+		struct strbuf hint = STRBUF_INIT;
+
+		strbuf_addf(&hint, "did you mean '%s %s'?", suggest_prefix,
+		    near);
+		diag(1001, hint.buf, "unknown verb '%s'", name);
+		strbuf_release(&hint);
+	} else {
+		diag(1001, "run 'magus help' for the list of verbs",
+		    "unknown verb '%s'", name);
+	}
+}
+
+void
 verb_bad_option(const char *verb, const char *opt)
 {
 	struct strbuf name = STRBUF_INIT, hint = STRBUF_INIT;
@@ -402,14 +426,7 @@ front_run_helper(const char *name, char **argv)
 static int
 dispatch_external(struct front *f, int argc UNUSED, char **argv)
 {
-	const char *names[ARRAY_SIZE(verbs)];
-	const char *near;
 	char *path;
-	size_t i;
-
-	for (i = 0; verbs[i].name; i++)
-		names[i] = verbs[i].name;
-	names[i] = NULL;
 
 	/* git's extension point: any magus-NAME in the exec path is a verb,
 	 * as long as NAME is a plain word. */
@@ -424,17 +441,7 @@ dispatch_external(struct front *f, int argc UNUSED, char **argv)
 		}
 		free(path);
 	}
-	near = closest_word(argv[0], names);
-	if (near) {
-		struct strbuf hint = STRBUF_INIT;
-
-		strbuf_addf(&hint, "did you mean 'magus %s'?", near);
-		diag(1001, hint.buf, "unknown verb '%s'", argv[0]);
-		strbuf_release(&hint);
-	} else {
-		diag(1001, "run 'magus help' for the list of verbs",
-		    "unknown verb '%s'", argv[0]);
-	}
+	verb_unknown(argv[0], "magus");
 	return 2;
 }
 

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <yaml.h>
 
@@ -114,6 +115,7 @@ struct loader {
 	enum origin_kind tier;
 	int err; /* the MGS code of the first error, 0 while none */
 	const yaml_node_t *key_node; /* the key whose value is being read */
+	const struct keyspec *spec;  /* and its entry in the key table */
 };
 
 static int PRINTF_LIKE(6, 7)
@@ -252,6 +254,9 @@ typedef int (*section_fn)(struct loader *L, const yaml_node_t *value,
 struct keyspec {
 	const char *name;
 	section_fn fn;
+	/* For str_field: where the value goes, and what it may be. */
+	size_t field;			/* offsetof(struct magus_config, ...) */
+	const char *const *choices;	/* NULL-terminated, or NULL for any */
 };
 
 /*
@@ -320,6 +325,7 @@ walk_map(struct loader *L, const yaml_node_t *map, const char *prefix,
 			return -1;
 		}
 		L->key_node = k;
+		L->spec = &keys[i];
 		r = keys[i].fn(L, v, full.buf, arg);
 		strbuf_release(&full);
 		if (r < 0)
@@ -363,6 +369,37 @@ set_str(struct loader *L, struct cfg_str *dst, const yaml_node_t *n,
 	dst->value = xstrdup(v);
 	dst->from = origin_at(L, n);
 }
+
+/* A non-empty string stored in the magus_config field the key table names,
+ * checked against the table's choices when it has some. */
+static int
+str_field(struct loader *L, const yaml_node_t *v, const char *key,
+    void *arg UNUSED)
+{
+	const struct keyspec *spec = L->spec;
+	const char *s = string(L, v, key);
+	struct strbuf list = STRBUF_INIT;
+	const char *const *c;
+	int r;
+
+	if (!s)
+		return -1;
+	for (c = spec->choices; c && *c; c++)
+		if (!strcmp(s, *c))
+			break;
+	if (spec->choices && !*c) {
+		for (c = spec->choices; *c; c++)
+			strbuf_addf(&list, "%s%s", list.len ? ", " : "", *c);
+		r = fail(L, 1007, v, key, NULL, "unknown value '%s' (%s)", s,
+		    list.buf);
+		strbuf_release(&list);
+		return r;
+	}
+	set_str(L, (struct cfg_str *)((char *)L->cfg + spec->field), v, s);
+	return 0;
+}
+
+#define FIELD(name) offsetof(struct magus_config, name)
 
 /* ---- sandbox -------------------------------------------------------- */
 
@@ -819,27 +856,16 @@ sec_images(struct loader *L, const yaml_node_t *v, const char *key,
 	return 0;
 }
 
-static int
-plat_network(struct loader *L, const yaml_node_t *v, const char *key,
-    void *arg UNUSED)
-{
-	const char *s = string(L, v, key);
 
-	if (!s)
-		return -1;
-	if (strcmp(s, "none") && strcmp(s, "default"))
-		return fail(L, 1007, v, key, NULL, "unknown platform network "
-		    "'%s' (none or default)", s);
-	set_str(L, &L->cfg->platform_network, v, s);
-	return 0;
-}
+static const char *const network_choices[] = { "none", "default", NULL };
 
 static int
 sec_platform(struct loader *L, const yaml_node_t *v, const char *key,
     void *arg)
 {
 	static const struct keyspec keys[] = {
-		{ "images", sec_images }, { "network", plat_network },
+		{ "images", sec_images },
+		{ "network", str_field, FIELD(platform_network), network_choices },
 		{ NULL, NULL },
 	};
 
@@ -848,23 +874,12 @@ sec_platform(struct loader *L, const yaml_node_t *v, const char *key,
 
 /* ---- cache, tools --------------------------------------------------- */
 
-static int
-cache_dir(struct loader *L, const yaml_node_t *v, const char *key,
-    void *arg UNUSED)
-{
-	const char *s = string(L, v, key);
-
-	if (!s)
-		return -1;
-	set_str(L, &L->cfg->cache_dir, v, s);
-	return 0;
-}
 
 static int
 sec_cache(struct loader *L, const yaml_node_t *v, const char *key, void *arg)
 {
 	static const struct keyspec keys[] = {
-		{ "dir", cache_dir }, { NULL, NULL },
+		{ "dir", str_field, FIELD(cache_dir), NULL }, { NULL, NULL },
 	};
 
 	return walk_map(L, v, key, keys, arg);
@@ -1083,73 +1098,33 @@ sec_indexers(struct loader *L, const yaml_node_t *v, const char *key,
 
 /* ---- user-tier sections --------------------------------------------- */
 
-static int
-ct_api(struct loader *L, const yaml_node_t *v, const char *key,
-    void *arg UNUSED)
-{
-	const char *s = string(L, v, key);
 
-	if (!s)
-		return -1;
-	set_str(L, &L->cfg->container_api, v, s);
-	return 0;
-}
 
-static int
-ct_rootless(struct loader *L, const yaml_node_t *v, const char *key,
-    void *arg UNUSED)
-{
-	const char *s = string(L, v, key);
-
-	if (!s)
-		return -1;
-	if (strcmp(s, "required") && strcmp(s, "optional"))
-		return fail(L, 1007, v, key, NULL, "unknown value '%s' "
-		    "(required or optional)", s);
-	set_str(L, &L->cfg->container_rootless, v, s);
-	return 0;
-}
+static const char *const rootless_choices[] = { "required", "optional",
+	NULL };
 
 static int
 sec_container(struct loader *L, const yaml_node_t *v, const char *key,
     void *arg)
 {
 	static const struct keyspec keys[] = {
-		{ "api", ct_api }, { "rootless", ct_rootless }, { NULL, NULL },
+		{ "api", str_field, FIELD(container_api), NULL },
+		{ "rootless", str_field, FIELD(container_rootless),
+		    rootless_choices },
+		{ NULL, NULL },
 	};
 
 	return walk_map(L, v, key, keys, arg);
 }
 
-static int
-self_index(struct loader *L, const yaml_node_t *v, const char *key,
-    void *arg UNUSED)
-{
-	const char *s = string(L, v, key);
 
-	if (!s)
-		return -1;
-	set_str(L, &L->cfg->self_index, v, s);
-	return 0;
-}
-
-static int
-self_pubkey(struct loader *L, const yaml_node_t *v, const char *key,
-    void *arg UNUSED)
-{
-	const char *s = string(L, v, key);
-
-	if (!s)
-		return -1;
-	set_str(L, &L->cfg->self_pubkey, v, s);
-	return 0;
-}
 
 static int
 sec_self(struct loader *L, const yaml_node_t *v, const char *key, void *arg)
 {
 	static const struct keyspec keys[] = {
-		{ "index", self_index }, { "pubkey", self_pubkey },
+		{ "index", str_field, FIELD(self_index), NULL },
+		{ "pubkey", str_field, FIELD(self_pubkey), NULL },
 		{ NULL, NULL },
 	};
 
