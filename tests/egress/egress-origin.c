@@ -15,6 +15,7 @@
  *	GET /zero/N	N zero bytes
  *	GET /silent	reads the request, answers nothing, waits for EOF
  *	GET /cut/N	promises 2N bytes, sends N, and closes
+ *	ANY /early	answers "early\n" without reading the request body
  */
 #include "compat.h"
 
@@ -168,10 +169,15 @@ serve(int fd)
 
 	if (!end || sscanf(in.buf, "%15s %255s", method, path) != 2)
 		goto out;
+	path[strcspn(path, "?")] = '\0';
 	expect = header(in.buf, "Expect");
 	if (expect && !strncasecmp(expect, "100-continue", 12) &&
 	    write_all(fd, "HTTP/1.1 100 Continue\r\n\r\n", 25) < 0)
 		goto out;
+	if (!strcmp(path, "/early")) {
+		answer(fd, 200, "text/plain", "early\n", 6);
+		goto out;
+	}
 	if (read_body(fd, &in, end, &body) < 0)
 		goto out;
 	if (!strcmp(path, "/hello")) {

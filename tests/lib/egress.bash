@@ -62,7 +62,7 @@ origin_start() {
 	[ -n "$ORIGIN_PORT" ] || fail "egress-origin did not start: $(cat "$T/origin.err")"
 }
 
-# A test CA and a server certificate for localhost, *.test, 127.0.0.1
+# A test CA and a server certificate for localhost, origin.test, 127.0.0.1
 # and ::1, made once per file in $BATS_FILE_TMPDIR.
 tls_setup_file() {
 	local d="$BATS_FILE_TMPDIR/tls"
@@ -73,7 +73,7 @@ tls_setup_file() {
 	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
 		-keyout "$d/server.key" -out "$d/server.csr" \
 		-subj "/CN=localhost" 2>/dev/null
-	printf 'subjectAltName=DNS:localhost,DNS:*.test,IP:127.0.0.1,IP:::1\n' \
+	printf 'subjectAltName=DNS:localhost,DNS:origin.test,IP:127.0.0.1,IP:::1\n' \
 		>"$d/ext.cnf"
 	openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" \
 		-CAkey "$d/ca.key" -CAcreateserial -days 2 \
