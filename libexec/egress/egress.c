@@ -803,17 +803,20 @@ try_connect(struct conn *c)
 		const struct eg_addr *addr = &c->addrs[c->iaddr];
 
 		sl = addr_to_sockaddr(addr, c->req.port, &ss);
+		c->addr = *addr;
+		c->have_addr = true;
 		c->ufd = socket(ss.ss_family,
 		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (c->ufd < 0) {
+		if (c->ufd < 0 && (errno == EMFILE || errno == ENFILE ||
+		    errno == ENOBUFS || errno == ENOMEM)) {
 			respond(c, "failed", 503, "the proxy is out of "
 			    "resources: %s", strerror(errno));
 			return;
 		}
-		c->addr = *addr;
-		c->have_addr = true;
-		if (connect(c->ufd, (struct sockaddr *)&ss, sl) == 0 ||
-		    errno == EINPROGRESS) {
+		/* Without IPv6 (say), the next address may still do. */
+		if (c->ufd >= 0 &&
+		    (connect(c->ufd, (struct sockaddr *)&ss, sl) == 0 ||
+		    errno == EINPROGRESS)) {
 			c->state = C_CONNECT;
 			watch(c, TOK_UPSTREAM, EPOLLOUT);
 			return;
@@ -1094,7 +1097,8 @@ accept_some(void)
 		bool spare = P.nreal >= P.max_conns;
 		int fd;
 
-		if (spare && P.nspare >= SPARE_CONNS)
+		/* Slots closed in this batch come back after it. */
+		if (!P.nfree || (spare && P.nspare >= SPARE_CONNS))
 			break;
 		fd = accept4(P.lfd, (struct sockaddr *)&ss, &len,
 		    SOCK_NONBLOCK | SOCK_CLOEXEC);

@@ -409,7 +409,7 @@ http_parse_head(const char *buf, size_t len, struct http_req *r,
 		r->body = BODY_NONE;
 	}
 
-	/* The head the origin server gets: RFC 9112's origin-form. */
+	/* The head for the origin server, in RFC 9112's origin-form. */
 	strbuf_addf(out, "%s %s%.*s HTTP/1.1\r\n", r->method,
 	    (!pn || path[0] == '?') ? "/" : "", (int)pn, path);
 	strbuf_addf(out, "Host: %.*s\r\n", (int)an, auth);
