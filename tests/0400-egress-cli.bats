@@ -6,7 +6,12 @@ load lib/common
 load lib/egress
 
 setup() { common_setup; }
-teardown() { egress_teardown; common_teardown; }
+teardown() {
+	local rc=0
+	egress_teardown || rc=$?
+	common_teardown
+	return "$rc"
+}
 
 @test "--help prints the usage and exits 0" {
 	run --separate-stderr "$EGRESS" --help

@@ -10,7 +10,12 @@ setup() {
 	origin_start
 	egress_start --allow "localhost:$ORIGIN_PORT" --allow "127.0.0.1:$ORIGIN_PORT"
 }
-teardown() { egress_teardown; common_teardown; }
+teardown() {
+	local rc=0
+	egress_teardown || rc=$?
+	common_teardown
+	return "$rc"
+}
 
 @test "a GET to a listed name reaches the origin and is logged as allowed" {
 	run curl -fsS -x "$EG_PROXY" "http://localhost:$ORIGIN_PORT/hello"

@@ -14,7 +14,12 @@ setup() {
 	CA="$BATS_FILE_TMPDIR/tls/ca.pem"
 	tls_start
 }
-teardown() { egress_teardown; common_teardown; }
+teardown() {
+	local rc=0
+	egress_teardown || rc=$?
+	common_teardown
+	return "$rc"
+}
 
 # Run the proxy with its own /etc/hosts, in a private mount namespace.
 with_hosts() {

@@ -14,8 +14,10 @@ teardown() {
 	for fd in ${OPEN_FDS:-}; do
 		eval "exec $fd>&-" 2>/dev/null || true
 	done
-	egress_teardown
+	local rc=0
+	egress_teardown || rc=$?
 	common_teardown
+	return "$rc"
 }
 
 # Open a raw connection to the proxy; its fd is in $FD.

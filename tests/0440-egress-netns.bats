@@ -24,9 +24,11 @@ setup() {
 	ORIGIN_WRAP="ip netns exec $NS_UP" origin_start "$UP_ADDR"
 }
 teardown() {
-	egress_teardown
+	local rc=0
+	egress_teardown || rc=$?
 	netns_teardown
 	common_teardown
+	return "$rc"
 }
 
 @test "the proxy reaches an allowed origin in another namespace over a veth" {

@@ -33,7 +33,7 @@ egress_start() {
 	done
 	mkfifo "$fifo"
 	${EGRESS_WRAP:-} "$EGRESS" --listen "$listen" --log "$T/egress.log" \
-		--ready-fd 3 "${args[@]}" 3>"$fifo" 2>"$T/egress.err" &
+		--ready-fd 3 "${args[@]}" 3>"$fifo" 2>>"$T/egress.err" &
 	EG_PID=$!
 	EGRESS_PIDS+=("$EG_PID")
 	EG_ADDR=$(_egress_read_ready "$fifo")
@@ -123,4 +123,10 @@ egress_teardown() {
 		wait "$pid" 2>/dev/null || true
 	done
 	EGRESS_PIDS=()
+	# Under --enable-sanitizers, a report from any proxy of the test
+	# (a leak found at exit included) fails the test.
+	if grep -qE 'Sanitizer|runtime error' "$T/egress.err" 2>/dev/null; then
+		cat "$T/egress.err" >&2
+		fail "magus-egress: sanitizer report"
+	fi
 }
