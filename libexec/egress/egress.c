@@ -86,7 +86,8 @@ usage(FILE *out)
 	    "                    [--allow-file FILE] [--log FILE|-] "
 	    "[--max-conns N]\n"
 	    "                    [--header-timeout SECONDS] "
-	    "[--ready-fd FD] [--die-with-parent]\n"
+	    "[--ready-fd FD]\n"
+	    "                    [--die-with-parent]\n"
 	    "       magus-egress --help\n", out);
 }
 
@@ -1650,7 +1651,7 @@ main(int argc, char **argv)
 
 	P.conns = xcalloc(P.nslots, sizeof(*P.conns));
 	P.freelist = xcalloc(P.nslots, sizeof(*P.freelist));
-	P.later = xcalloc(P.nslots, sizeof(*P.later));
+	P.later = xcalloc(P.nslots, sizeof(struct conn *));
 	for (i = 0; i < P.nslots; i++) {
 		struct conn *c = &P.conns[P.nslots - 1 - i];
 

@@ -509,11 +509,10 @@ body_feed(struct body *b, const char *p, size_t n)
 					return -1;
 				b->remain = b->remain * 16 + (uint64_t)h;
 				b->state = CK_SIZE_MORE;
-			} else if (b->state == CK_SIZE) {
-				return -1;
-			} else if (c == ';' || c == ' ' || c == '\t') {
+			} else if (b->state == CK_SIZE_MORE &&
+			    (c == ';' || c == ' ' || c == '\t')) {
 				b->state = CK_EXT;
-			} else if (c == '\r') {
+			} else if (b->state == CK_SIZE_MORE && c == '\r') {
 				b->state = CK_SIZE_LF;
 			} else {
 				return -1;
