@@ -172,3 +172,43 @@ with_hosts() {
 	[[ "$output" == *502* ]]
 	[[ "$(jq -r .reason <<<"$(egress_last_log 1)")" == "cannot resolve 'nowhere.invalid'"* ]]
 }
+
+@test "a name server that does not answer delays only the requests waiting for it" {
+	# A UDP socket on 127.0.0.2:53 that never answers, as the only name
+	# server the proxy knows.
+	"$ORIGIN" udp:127.0.0.2:53 >"$T/dns.port" 2>"$T/dns.err" &
+	EGRESS_PIDS+=("$!")
+	local i
+	for i in $(seq 50); do
+		[ -s "$T/dns.port" ] && break
+		sleep 0.1
+	done
+	[ -s "$T/dns.port" ] || fail "no UDP sink: $(cat "$T/dns.err")"
+	with_hosts <<-EOF
+	127.0.0.1 localhost
+	EOF
+	printf 'nameserver 127.0.0.2\noptions timeout:3 attempts:1\n' >"$T/resolv"
+	cat >"$T/wrap" <<-'EOW'
+	#!/bin/sh
+	exec unshare -m sh -c 'mount --bind "$0" /etc/hosts && mount --bind "$1" /etc/resolv.conf && shift && exec "$@"' "$HOSTS_FILE" "$RESOLV_FILE" "$@"
+	EOW
+	export RESOLV_FILE="$T/resolv"
+	egress_start --allow "slow.example:443" --allow "127.0.0.1:$TLS_PORT"
+	# Five lookups hang (one more than the resolver has threads, so one
+	# waits in its queue) ...
+	local pids=()
+	for i in 1 2 3 4 5; do
+		curl -sS -x "$EG_PROXY" -o /dev/null "https://slow.example/" 2>/dev/null &
+		pids+=("$!")
+	done
+	sleep 0.5
+	# ... and an address needing no lookup is served meanwhile.
+	run curl -fsS --cacert "$CA" -x "$EG_PROXY" "https://127.0.0.1:$TLS_PORT/hello"
+	assert_output "hello over tls"
+	wait "${pids[@]}" || true
+	# Had the loop waited on a lookup, this request could only have
+	# ended after it: its line would not come first.
+	run jq -r .host "$T/egress.log"
+	assert_line --index 0 127.0.0.1
+	[ "$(grep -c '"host":"slow.example".*"verdict":"failed"' "$T/egress.log")" -eq 5 ]
+}

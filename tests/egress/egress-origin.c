@@ -3,6 +3,10 @@
  * and benchmark.  Real sockets, real parsing, one request per connection.
  *
  *	egress-origin ADDRESS:PORT [WORKERS]
+ *	egress-origin udp:ADDRESS:PORT
+ *
+ * The second form binds a UDP socket and never reads it: a name server
+ * that does not answer.
  *
  * Listens (PORT 0 picks one), prints the port on stdout, then serves with
  * WORKERS (default 4) processes accepting on the one socket.  The
@@ -240,6 +244,7 @@ main(int argc, char **argv)
 	char host[64];
 	const char *colon;
 	int lfd, one = 1, workers = 4, i;
+	bool udp = false;
 	pid_t parent = getpid();
 	unsigned port;
 
@@ -249,6 +254,10 @@ main(int argc, char **argv)
 	}
 	if (argc == 3)
 		workers = atoi(argv[2]);
+	if (!strncmp(argv[1], "udp:", 4)) {
+		udp = true;
+		argv[1] += 4;
+	}
 	colon = strrchr(argv[1], ':');
 	if (!colon || (size_t)(colon - argv[1]) >= sizeof(host))
 		return 2;
@@ -274,16 +283,21 @@ main(int argc, char **argv)
 			return 2;
 		sl = sizeof(*s4);
 	}
-	lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	lfd = socket(ss.ss_family, (udp ? SOCK_DGRAM : SOCK_STREAM) |
+	    SOCK_CLOEXEC, 0);
 	if (lfd < 0 ||
 	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(lfd, (struct sockaddr *)&ss, sl) < 0 || listen(lfd, 512) < 0 ||
+	    bind(lfd, (struct sockaddr *)&ss, sl) < 0 ||
+	    (!udp && listen(lfd, 512) < 0) ||
 	    getsockname(lfd, (struct sockaddr *)&ss, &sl) < 0) {
 		perror("egress-origin");
 		return 1;
 	}
 	printf("%u\n", ntohs(((struct sockaddr_in *)&ss)->sin_port));
 	fflush(stdout);
+	if (udp)
+		for (;;)
+			pause();
 	for (i = 0; i < workers; i++) {
 		pid_t pid = fork();
 
