@@ -143,7 +143,6 @@ struct conn {
 	enum cstate state;
 	unsigned slot, gen;
 	bool spare;		/* taken over the limit, only to answer 503 */
-	bool pending_free;
 	int cfd, ufd;
 	uint32_t cmask, umask;	/* what epoll watches; 0: not registered */
 	bool creg, ureg;
@@ -435,7 +434,6 @@ conn_close(struct conn *c)
 		P.nreal--;
 	/* The slot is reused only after this batch of events, so an event
 	 * already fetched for the old connection finds it FREE. */
-	c->pending_free = true;
 	P.later[P.nlater++] = c;
 }
 
@@ -445,7 +443,6 @@ release_later(void)
 	unsigned i;
 
 	for (i = 0; i < P.nlater; i++) {
-		P.later[i]->pending_free = false;
 		P.freelist[P.nfree++] = P.later[i]->slot;
 	}
 	P.nlater = 0;
