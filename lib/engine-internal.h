@@ -15,7 +15,7 @@
 struct engine {
 	struct strbuf sock;	/* the socket path */
 	void *curl;		/* CURL *, created on first use */
-	void *headers_post;	/* struct curl_slist * for requests with a body */
+	void *headers_post;	/* struct curl_slist *, requests with a body */
 	void *headers_get;
 	int connect_ms, request_ms;
 	bool connected;

@@ -327,7 +327,7 @@ bad:
 
 enum {
 	CH_SIZE,	/* hex digits of a chunk size */
-	CH_EXT,		/* a chunk extension, skipped to the end of line */
+	CH_EXT,		/* a chunk extension, skipped to the line's end */
 	CH_SIZE_LF,	/* the '\n' after the size line's '\r' */
 	CH_DATA,
 	CH_DATA_CR,	/* the CRLF after a chunk's data */
@@ -382,11 +382,10 @@ http_chunked_feed(struct http_chunked *c, const char *in, size_t len,
 				if (++c->digits > 15)
 					goto bad;
 				c->left = c->left * 16 + (uint64_t)h;
-			} else if (!c->digits) {
-				goto bad;
-			} else if (ch == ';' || ch == ' ' || ch == '\t') {
+			} else if (c->digits &&
+			    (ch == ';' || ch == ' ' || ch == '\t')) {
 				c->state = CH_EXT;
-			} else if (ch == '\r') {
+			} else if (c->digits && ch == '\r') {
 				c->state = CH_SIZE_LF;
 			} else {
 				goto bad;

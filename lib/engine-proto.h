@@ -80,7 +80,7 @@ struct engine_demux {
 	bool tty;
 	unsigned char hdr[8];
 	unsigned hdr_len;	/* header bytes collected so far */
-	uint32_t left;		/* payload bytes still owed by this frame */
+	uint32_t left;		/* payload bytes this frame still owes */
 	int stream;
 	uint64_t frames;	/* complete headers seen, for messages */
 };

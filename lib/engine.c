@@ -5,10 +5,12 @@
 #include "compat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -103,9 +105,9 @@ answer_message(struct strbuf *out, const char *body, size_t len)
 		if (jsonr_str(&j, jsonr_get(&j, 0, "message"), &m) < 0)
 			jsonr_str(&j, jsonr_get(&j, 0, "cause"), &m);
 		jsonr_release(&j);
-	} else {
-		strbuf_add(&m, body, len);
 	}
+	if (!m.len)
+		strbuf_add(&m, body, len);
 	engine_clean_text(out, m.buf, m.len, ENGINE_MSG_MAX);
 	strbuf_release(&m);
 }
@@ -357,6 +359,46 @@ open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
 	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 
+/*
+ * libcurl 7.88's easy interface makes a socketpair (to wake its internal
+ * multi handle) without close-on-exec, and offers no way to ask for it.
+ * New descriptors are always the lowest free ones: note which of the
+ * next few are open before a transfer and mark the ones that appear
+ * during it.  Nothing forks while libcurl runs, so none can leak.
+ */
+#define FD_WINDOW 64
+
+struct fd_window {
+	int base;
+	bool open[FD_WINDOW];
+};
+
+static void
+fd_window_note(struct fd_window *w)
+{
+	int probe = fcntl(0, F_DUPFD_CLOEXEC, 0), i;
+
+	w->base = probe >= 0 ? probe : 0;
+	if (probe >= 0)
+		close(probe);
+	for (i = 0; i < FD_WINDOW; i++)
+		w->open[i] = fcntl(w->base + i, F_GETFD) >= 0;
+}
+
+static void
+fd_window_cloexec(const struct fd_window *w)
+{
+	int i, flags;
+
+	for (i = 0; i < FD_WINDOW; i++) {
+		if (w->open[i])
+			continue;
+		flags = fcntl(w->base + i, F_GETFD);
+		if (flags >= 0 && !(flags & FD_CLOEXEC))
+			fcntl(w->base + i, F_SETFD, flags | FD_CLOEXEC);
+	}
+}
+
 static int
 curl_ready(struct engine *e)
 {
@@ -398,6 +440,7 @@ request(struct engine *e, const char *method, const char *path,
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
 	struct strbuf url = STRBUF_INIT;
+	struct fd_window fds;
 	CURL *c;
 	CURLcode rc;
 	long os_errno = 0;
@@ -444,7 +487,9 @@ request(struct engine *e, const char *method, const char *path,
 		if (strcmp(method, "GET"))
 			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	}
+	fd_window_note(&fds);
 	rc = curl_easy_perform(c);
+	fd_window_cloexec(&fds);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno);
 	strbuf_release(&url);

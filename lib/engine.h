@@ -67,6 +67,15 @@
  * - State.Status may read "stopped" (podman) for a moment after exit.
  * - Podman ignores "platform" on create: check the image's os and
  *   architecture yourself (engine_image_inspect) before create.
+ * - Podman 4 answers /version and /info slowly (0.3 s to 3 s: it asks
+ *   the package manager who owns its runtime), so engine_connect needs
+ *   only /_ping, and /version is engine_fetch_version, on demand.
+ * - Attaching after start loses a fast container's output (podman sends
+ *   an empty stream), hence the order below.
+ *
+ * One struct engine serves one thread; it keeps one libcurl handle and
+ * its connection alive between requests.  An attach and a wait each
+ * hold a connection of their own while they live.
  *
  * ---- Running a container ------------------------------------------------
  *
@@ -76,8 +85,8 @@
  * and the wait result, or the last lines are lost.
  *
  *	struct engine *e;
- *	struct engine_attach *a;
- *	struct engine_wait *w;
+ *	struct engine_attach *a = NULL;
+ *	struct engine_wait *w = NULL;
  *	struct engine_container st;
  *	struct engine_exit ex;
  *	struct engine_pump pump = { .in_fd = -1, .out_fd = 1, .err_fd = 2,
@@ -93,8 +102,8 @@
  *	if (engine_attach(e, id, false, tty, &a) < 0 ||
  *	    engine_wait_begin(e, id, "next-exit", &w) < 0 ||
  *	    engine_container_start(e, id) < 0) {
- *		engine_diag(e);			// a failed start abandons
- *		engine_wait_free(w);		// the wait (NULL is fine)
+ *		engine_diag(e);		// a failed start abandons
+ *		engine_wait_free(w);	// the wait (NULL is fine)
  *		engine_attach_free(a);
  *		engine_container_delete(e, id, true, true);
  *		exit(71);
@@ -107,7 +116,10 @@
  *	if (st.oom_killed) ...			// MGS3008, exit 71
  *	engine_container_delete(e, id, true, true);
  *
- * tests/engine/engine-cli.c's "run" command is this sequence in full.
+ * tests/engine/engine-cli.c's "run" command is this sequence in full,
+ * signals included: a self-pipe written by the signal handler is the
+ * pump's wake_fd, so the pump returns ENGINE_PUMP_WAKE and the caller
+ * forwards the signal (engine_container_kill by name) and pumps on.
  *
  * What the caller must put in the create body (it is sent byte for
  * byte, so --print-request can print the same bytes): "Tty" equal to
@@ -143,11 +155,11 @@ enum engine_errkind {
 	ENGINE_E_VERSION,	/* 3004: the API is too old */
 	ENGINE_E_NOTFOUND,	/* 404: no such image, container, volume */
 	ENGINE_E_CONFLICT,	/* 409, or podman's 500 for the same */
-	ENGINE_E_MOUNT,		/* 3007: a bind source missing or unshared */
+	ENGINE_E_MOUNT,		/* 3007: bind source missing or unshared */
 	ENGINE_E_ENGINE,	/* 3006: any other refusal */
 	ENGINE_E_PULL,		/* 3033: an image pull failed */
 	ENGINE_E_ROOTLESS,	/* 3034: rootless required, engine is not */
-	ENGINE_E_PROTO,		/* 3032: unreadable, cut off, timed out */
+	ENGINE_E_PROTO,		/* 3032: unreadable, cut, timed out */
 	ENGINE_E_HOST,		/* a host-side failure (writing stdout) */
 	ENGINE_E_USAGE,		/* the caller's mistake (bad argument) */
 };
@@ -167,7 +179,7 @@ struct engine_version {
 	char min_api[16];	/* its oldest, "" when it does not say */
 	char used[16];		/* what the paths carry: /v1.41/... */
 	char server[64];	/* "4.3.1" */
-	char name[64];		/* "Podman Engine", "Docker Engine - ..." */
+	char name[64];		/* "Podman Engine", "Docker Engine..." */
 	char os[32];		/* the engine's kernel: "linux" */
 	char arch[32];
 	char kernel[128];
@@ -305,7 +317,7 @@ struct engine_container {
 	char *id;
 	char *name;
 	char *image;
-	char *status;		/* State.Status: created running exited ... */
+	char *status;		/* State.Status: created, running, ... */
 	char *error;		/* State.Error, "" when none */
 	bool running;
 	bool oom_killed;	/* State.OOMKilled: the only OOM evidence */
@@ -368,8 +380,8 @@ int engine_volume_delete(struct engine *e, const char *name, bool force);
 struct engine_wait;
 
 struct engine_exit {
-	int status;		/* StatusCode, or State.ExitCode when polled */
-	bool polled;		/* read from inspect: the wait stayed silent */
+	int status;		/* StatusCode; State.ExitCode if polled */
+	bool polled;		/* from inspect: the wait stayed silent */
 	struct strbuf error;	/* the engine's Error.Message, often "" */
 };
 

@@ -620,6 +620,6 @@ jsonr_raw(const struct jsonr *j, int tok, size_t *len)
 	}
 	t = &TOK(j, tok);
 	q = t->type == JSMN_STRING;
-	*len = (size_t)(t->end - t->start + 2 * q);
+	*len = (size_t)(t->end - t->start) + 2 * (size_t)q;
 	return j->text + t->start - q;
 }

@@ -10,9 +10,9 @@
  *	long long code;
  *
  *	if (jsonr_parse(&j, body, len) < 0)
- *		return error;			// not one well-formed JSON value
+ *		return error;		// not one well-formed JSON value
  *	if (jsonr_int(&j, jsonr_path(&j, 0, "State.ExitCode"), &code) < 0)
- *		return error;			// absent, or not an integer
+ *		return error;		// absent, or not an integer
  *	jsonr_release(&j);
  *
  * Paths separate object keys with '.'; a key that itself contains a dot
@@ -43,7 +43,7 @@ enum jsonr_type {
 struct jsonr {
 	const char *text;
 	size_t len;
-	void *tok;	/* jsmntok_t[], kept opaque so users need not see jsmn */
+	void *tok;	/* jsmntok_t[]: opaque, so users need not see jsmn */
 	int ntok;
 };
 

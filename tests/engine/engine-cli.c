@@ -27,9 +27,11 @@
 #include "xalloc.h"
 
 static const char usage_text[] =
-"usage: engine-cli [-H URL] [--connect-timeout MS] [--timeout MS] COMMAND [ARG]...\n"
+"usage: engine-cli [-H URL] [--connect-timeout MS] [--timeout MS]\n"
+"                  COMMAND [ARG]...\n"
 "\n"
-"  -H, --container-api URL  the engine, unix:///path (else $MAGUS_CONTAINER_API)\n"
+"  -H, --container-api URL  the engine, unix:///path\n"
+"                           (else $MAGUS_CONTAINER_API)\n"
 "  --connect-timeout MS     time to connect to the socket\n"
 "  --timeout MS             time to wait for an ordinary answer\n"
 "\n"
@@ -38,7 +40,8 @@ static const char usage_text[] =
 "  info [--require-rootless]         print /info's facts\n"
 "  image-inspect REF                 print an image's facts\n"
 "  image-pull REF [PLATFORM]         pull, progress on stderr\n"
-"  create FILE [NAME]                create from the JSON in FILE ('-': stdin)\n"
+"  create FILE [NAME]                create from the JSON in FILE\n"
+"                                    ('-': stdin)\n"
 "  start ID\n"
 "  kill ID SIGNAL\n"
 "  resize ID ROWS COLS\n"
@@ -535,10 +538,30 @@ cmd_run(struct engine *e, int argc, char **argv)
 	return status < 0 || status > 255 ? 71 : status;
 }
 
+/* The descriptors open now, above 2, as a bit set of the first 1024. */
+static void
+open_fds(unsigned char set[128])
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	long fd;
+
+	memset(set, 0, 128);
+	if (!d)
+		die_status(71, "cannot read /proc/self/fd: %s",
+		    strerror(errno));
+	while ((de = readdir(d)))
+		if (parse_long(de->d_name, 3, 1023, &fd) && fd != dirfd(d))
+			set[fd / 8] |= (unsigned char)(1 << (fd % 8));
+	closedir(d);
+}
+
+static unsigned char inherited_fds[128];
+
 /*
  * Open one of each kind of connection the client makes (libcurl's, the
- * wait's, the attach's), then look at every descriptor: all but 0, 1
- * and 2 must be close-on-exec.
+ * wait's, the attach's), then look at every descriptor opened since the
+ * start: each must be close-on-exec.
  */
 static int
 cmd_fdcheck(struct engine *e, int argc, char **argv)
@@ -546,10 +569,8 @@ cmd_fdcheck(struct engine *e, int argc, char **argv)
 	struct engine_info info;
 	struct engine_wait *w;
 	struct engine_attach *a;
-	DIR *d;
-	struct dirent *de;
-	long fd;
-	int flags, leaks = 0, seen = 0;
+	unsigned char now[128];
+	int fd, flags, leaks = 0, seen = 0;
 
 	if (argc != 2)
 		usage(2);
@@ -559,22 +580,18 @@ cmd_fdcheck(struct engine *e, int argc, char **argv)
 	if (engine_wait_begin(e, argv[1], "next-exit", &w) < 0 ||
 	    engine_attach(e, argv[1], true, false, &a) < 0)
 		fail(e);
-	d = opendir("/proc/self/fd");
-	if (!d)
-		die_status(71, "cannot read /proc/self/fd: %s",
-		    strerror(errno));
-	while ((de = readdir(d))) {
-		if (!parse_long(de->d_name, 3, 1 << 20, &fd) ||
-		    fd == dirfd(d))
+	open_fds(now);
+	for (fd = 3; fd < 1024; fd++) {
+		if (!(now[fd / 8] & (1 << (fd % 8))) ||
+		    (inherited_fds[fd / 8] & (1 << (fd % 8))))
 			continue;
 		seen++;
-		flags = fcntl((int)fd, F_GETFD);
+		flags = fcntl(fd, F_GETFD);
 		if (flags < 0 || !(flags & FD_CLOEXEC)) {
-			printf("leak=%ld\n", fd);
+			printf("leak=%d\n", fd);
 			leaks++;
 		}
 	}
-	closedir(d);
 	printf("descriptors=%d\nleaks=%d\n", seen, leaks);
 	engine_attach_free(a);
 	engine_wait_free(w);
@@ -634,6 +651,8 @@ main(int argc, char **argv)
 		die_status(2, "no engine: give -H unix:///path or set "
 		    "MAGUS_CONTAINER_API");
 
+	if (!strcmp(cmd, "fdcheck"))
+		open_fds(inherited_fds);
 	if (engine_open(&e, url) < 0)
 		fail(e);
 	engine_set_timeouts(e, (int)connect_ms, (int)request_ms);

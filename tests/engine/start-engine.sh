@@ -204,8 +204,16 @@ EOF
 mkdir -p "$(dirname "$sock")"
 rm -f "$sock"
 echo "$sock" >"$state/socket"
-nohup unshare --mount --propagation slave -- /bin/sh "$state/inner.sh" \
-	>"$state/service.log" 2>&1 </dev/null &
+# The service keeps no descriptor of its starter's (a test runner waits
+# for its own pipes to close).
+(
+	for fd in /proc/self/fd/*; do
+		fd=${fd##*/}
+		[ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+	done
+	exec nohup unshare --mount --propagation slave -- \
+		/bin/sh "$state/inner.sh" >"$state/service.log" 2>&1 </dev/null
+) &
 pid=$!
 echo "$pid" >"$state/service.pid"
 

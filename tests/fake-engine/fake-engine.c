@@ -24,11 +24,12 @@
  * --min-api), then a 404 naming the unmatched request.  Options:
  *
  *	body=TEXT	the rest of the line; \n \r \t \\ \0 \xHH escapes
+ *			(a JSON escape is written \\n, \\")
  *	file=PATH	the body from a file
  *	query=GLOB	also match the query string
  *	type=TYPE	Content-Type (default application/json)
  *	header=N:V	an extra header (repeatable)
- *	chunked		Transfer-Encoding: chunked (one chunk per piece)
+ *	chunked		Transfer-Encoding: chunked, a chunk per piece
  *	chunk=N		write the body N bytes at a time ...
  *	gap=MS		... pausing MS between pieces
  *	split		write the head and the body separately (by default
@@ -36,16 +37,18 @@
  *	delay=MS	pause between the head and the body
  *	mark=NAME	record that this rule was served (DIR/mark/NAME)
  *	await=NAME	send the body only once NAME has been marked
- *	hijack		answer "101 UPGRADED" and stream the body raw, then
+ *	hijack		answer "101 UPGRADED", stream the body raw, then
  *			close (an attach with Upgrade: tcp)
  *	raw		answer 200 with no length and stream the body raw,
  *			then close (an attach without Upgrade)
  *	echo		after the body, send back each piece the client
  *			writes as a stdout frame until it half-closes
- *	hang		after the head (and any body), send nothing more and
- *			keep the connection until the client closes it
+ *	hang		after the head (and any body), send nothing more,
+ *			and keep the connection until the client closes it
  *	drop=N		close the connection after N body bytes
  *	close		close the connection after the answer
+ *	noapi		leave out the Api-Version header
+ *	bare		send the body alone, no status line, no headers
  *	times=N		serve N requests, then let later rules match
  *
  * Each connection is served by a child process; SIGTERM stops the
@@ -83,7 +86,7 @@ struct rule {
 	const char *type;
 	struct strbuf body;
 	struct strvec headers;
-	bool chunked, hijack, raw, echo, hang, split, close;
+	bool chunked, hijack, raw, echo, hang, split, close, noapi, bare;
 	long chunk, gap, delay, drop, times;
 	char *mark, *await;
 	int index;
@@ -218,6 +221,10 @@ add_rule(char *line, int lineno)
 			r->split = true;
 		else if (!strcmp(tok, "close"))
 			r->close = true;
+		else if (!strcmp(tok, "noapi"))
+			r->noapi = true;
+		else if (!strcmp(tok, "bare"))
+			r->bare = true;
 		else if (!strcmp(tok, "chunk") && v)
 			r->chunk = num_opt(v, tok);
 		else if (!strcmp(tok, "gap") && v)
@@ -431,7 +438,9 @@ serve(int fd, const struct rule *r, int seq)
 	    "Error";
 	strbuf_addf(&out, "HTTP/1.1 %d %s\r\n", r->hijack ? 101 : r->status,
 	    reason);
-	strbuf_addf(&out, "Api-Version: %s\r\nServer: fake-engine\r\n", api);
+	if (!r->noapi)
+		strbuf_addf(&out, "Api-Version: %s\r\n", api);
+	strbuf_addstr(&out, "Server: fake-engine\r\n");
 	if (r->status != 204 && r->status != 304)
 		strbuf_addf(&out, "Content-Type: %s\r\n", r->type);
 	if (r->hijack)
@@ -449,6 +458,8 @@ serve(int fd, const struct rule *r, int seq)
 			    c + 1);
 	}
 	strbuf_addstr(&out, "\r\n");
+	if (r->bare)
+		strbuf_reset(&out);
 
 	if (r->split || r->delay || r->await || r->chunk) {
 		send_all(fd, out.buf, out.len);
@@ -499,7 +510,7 @@ serve(int fd, const struct rule *r, int seq)
 	strbuf_release(&out);
 	strbuf_release(&piece);
 	strbuf_release(&in);
-	if (streaming || r->hang || r->echo || r->close)
+	if (streaming || r->hang || r->echo || r->close || r->bare)
 		_exit(0);
 }
 

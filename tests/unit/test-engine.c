@@ -113,7 +113,8 @@ test_jsonr_strings(void)
 	ok(jsonr_str(&j, 1, &sb) == 0 && !strcmp(sb.buf, "a\"b\\c/d\n\t"),
 	    "simple escapes");
 	strbuf_reset(&sb);
-	ok(jsonr_str(&j, 2, &sb) == 0 && !strcmp(sb.buf, "\xc3\xa9\xe2\x82\xac"),
+	ok(jsonr_str(&j, 2, &sb) == 0 &&
+	    !strcmp(sb.buf, "\xc3\xa9\xe2\x82\xac"),
 	    "\\u escapes become UTF-8");
 	strbuf_reset(&sb);
 	ok(jsonr_str(&j, 3, &sb) == 0 && !strcmp(sb.buf, "\xf0\x9f\x98\x80"),
@@ -461,7 +462,8 @@ test_http_head(void)
 	struct http_head h;
 	size_t hl = strlen("HTTP/1.1 101 UPGRADED\r\n"
 	    "Content-Type: application/vnd.docker.raw-stream\r\n"
-	    "Connection: Upgrade\r\nUpgrade: tcp\r\nApi-Version:  1.41 \r\n\r\n");
+	    "Connection: Upgrade\r\nUpgrade: tcp\r\n"
+	    "Api-Version:  1.41 \r\n\r\n");
 	static const char chunked_head[] = "HTTP/1.1 200 OK\r\n"
 	    "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n"
 	    "Connection: keep-alive, close\r\n\r\n";
@@ -480,14 +482,16 @@ test_http_head(void)
 	    !strcmp(h.content_type, "application/vnd.docker.raw-stream"),
 	    "status, reason and headers");
 
-	ok(http_head_parse(chunked_head, strlen(chunked_head), &h) > 0 && h.chunked && h.content_length == -1 && h.close,
+	ok(http_head_parse(chunked_head, strlen(chunked_head), &h) > 0 &&
+	    h.chunked && h.content_length == -1 && h.close,
 	    "chunked overrides a length; Connection tokens");
 	ok(http_head_parse("HTTP/1.0 204\r\n\r\n", 16, &h) == 16 &&
 	    h.status == 204 && !*h.reason, "a head without a reason phrase");
 	ok(http_head_parse("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
 	    "Content-Length: 6\r\n\r\n", 57, &h) == -1,
 	    "two different lengths are refused");
-	ok(http_head_parse("HTTP/1.1 200 OK\r\nX: a\r\n b\r\n\r\n", 29, &h) == -1,
+	ok(http_head_parse("HTTP/1.1 200 OK\r\nX: a\r\n b\r\n\r\n", 29,
+	    &h) == -1,
 	    "a folded header is refused");
 	ok(http_head_parse("HTTP/1.1 200 OK\r\nContent-Length: 5x\r\n\r\n", 40,
 	    &h) == -1, "a bad length is refused");
@@ -563,7 +567,8 @@ test_chunked(void)
 	ok(http_chunked_feed(&c, "3\r\nabcX\r\n", 9, &out, &used) == -1,
 	    "a chunk without its CRLF is refused");
 	http_chunked_init(&c);
-	ok(http_chunked_feed(&c, "1234567890abcdef0\r\n", 19, &out, &used) == -1,
+	ok(http_chunked_feed(&c, "1234567890abcdef0\r\n", 19, &out,
+	    &used) == -1,
 	    "an absurd size is refused");
 	http_chunked_init(&c);
 	ok(http_chunked_feed(&c, "a\r\n01234", 8, &out, &used) == 0,
