@@ -443,6 +443,7 @@ request(struct engine *e, const char *method, const char *path,
 	struct fd_window fds;
 	CURL *c;
 	CURLcode rc;
+	int bad = CURLE_OK;
 	long os_errno = 0;
 	bool post = !strcmp(method, "POST");
 
@@ -453,45 +454,55 @@ request(struct engine *e, const char *method, const char *path,
 	strbuf_addf(&url, "http://localhost%s%s", versioned ? e->prefix : "",
 	    path);
 	r->curl = c;
-	curl_easy_setopt(c, CURLOPT_URL, url.buf);
-	curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, e->sock.buf);
+	/* Every option matters (without the socket path libcurl would
+	 * use TCP): one refused is a failure, not a degraded request. */
+	bad |= curl_easy_setopt(c, CURLOPT_URL, url.buf);
+	bad |= curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, e->sock.buf);
 	/* Told, never found: no proxy from the environment, no netrc. */
-	curl_easy_setopt(c, CURLOPT_PROXY, "");
-	curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
-	curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	bad |= curl_easy_setopt(c, CURLOPT_PROXY, "");
+	bad |= curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+	bad |= curl_easy_setopt(c, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
+	bad |= curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+	bad |= curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
 #else
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTP);
+	bad |= curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)CURLPROTO_HTTP);
 #endif
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)e->connect_ms);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "magus/" PACKAGE_VERSION);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+	bad |= curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	bad |= curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+	bad |= curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)e->connect_ms);
+	bad |= curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+	bad |= curl_easy_setopt(c, CURLOPT_USERAGENT, "magus/" PACKAGE_VERSION);
+	bad |= curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	bad |= curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	bad |= curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	bad |= curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	bad |= curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
 	if (post) {
 		/* The body goes as given, byte for byte, even when empty. */
-		curl_easy_setopt(c, CURLOPT_POST, 1L);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+		bad |= curl_easy_setopt(c, CURLOPT_POST, 1L);
+		bad |= curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
 		    (curl_off_t)len);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, len ? body : "");
-		curl_easy_setopt(c, CURLOPT_HTTPHEADER, e->headers_post);
+		bad |= curl_easy_setopt(c, CURLOPT_POSTFIELDS, len ? body : "");
+		bad |= curl_easy_setopt(c, CURLOPT_HTTPHEADER, e->headers_post);
 	} else {
-		curl_easy_setopt(c, CURLOPT_HTTPHEADER, e->headers_get);
+		bad |= curl_easy_setopt(c, CURLOPT_HTTPHEADER, e->headers_get);
 		if (strcmp(method, "GET"))
-			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+			bad |= curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	}
+	if (bad != CURLE_OK) {
+		strbuf_release(&url);
+		return eng_fail(e, ENGINE_E_HOST, 0, 0, "this libcurl lacks "
+		    "an option the engine client needs (unix sockets?)");
 	}
 	fd_window_note(&fds);
 	rc = curl_easy_perform(c);
 	fd_window_cloexec(&fds);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
-	curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno);
+	if (curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status) !=
+	    CURLE_OK)
+		r->status = 0;
+	if (curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno) != CURLE_OK)
+		os_errno = 0;
 	strbuf_release(&url);
 	if (rc == CURLE_OK)
 		return 0;

@@ -231,6 +231,7 @@ void engine_die(const struct engine *e) __attribute__((noreturn));
 
 /* ---- /info ------------------------------------------------------------- */
 
+/* Strings are NULL when the engine leaves them out. */
 struct engine_info {
 	char *os_type;		/* "linux" */
 	char *arch;		/* "amd64" / "x86_64", as the engine says */
@@ -440,7 +441,8 @@ struct engine_pump {
 	int out_fd;	/* where the container's stdout goes */
 	int err_fd;	/* and its stderr */
 	int wake_fd;	/* -1, or a descriptor (a signal self-pipe) whose
-			 * readability makes the pump return WAKE */
+			 * readability makes the pump return WAKE; the
+			 * caller drains it before pumping again */
 };
 
 /*

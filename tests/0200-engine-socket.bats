@@ -8,11 +8,17 @@ load lib/common
 load lib/engine
 
 setup() { common_setup; unset DOCKER_HOST DOCKER_CONTEXT; }
+
+# LeakSanitizer cannot run under ptrace: no leak checks under strace.
+traced() {
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -qq "$@"
+}
 teardown() { fake_down; common_teardown; }
 
 @test "tcp:// is refused before anything is contacted (exit 2, MGS3001)" {
 	skip_unless "strace is needed to watch the system calls" command -v strace
-	run --separate-stderr strace -f -qq -e trace=connect -o "$T/trace" \
+	run --separate-stderr traced -e trace=connect -o "$T/trace" \
 		"$ENGINE_CLI" -H tcp://127.0.0.1:2375 ping
 	assert_equal "$status" 2
 	assert_code MGS3001
@@ -111,7 +117,7 @@ teardown() { fake_down; common_teardown; }
 
 @test "no well-known socket path is ever tried" {
 	skip_unless "strace is needed to watch the system calls" command -v strace
-	run strace -f -qq -e trace=connect,openat,stat,newfstatat,access \
+	run traced -e trace=connect,openat,stat,newfstatat,access \
 		-o "$T/trace" "$ENGINE_CLI" -H "unix://$T/no.sock" ping
 	assert_equal "$status" 71
 	grep 'connect(' "$T/trace" >"$T/connects"

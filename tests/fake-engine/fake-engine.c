@@ -651,6 +651,8 @@ frame_main(int argc, char **argv)
 	add_frame(&out, (int)stream, in.buf, in.len);
 	if (write(STDOUT_FILENO, out.buf, out.len) != (ssize_t)out.len)
 		die_status(1, "cannot write stdout: %s", strerror(errno));
+	strbuf_release(&in);
+	strbuf_release(&out);
 	return 0;
 }
 
