@@ -470,7 +470,8 @@ request(struct engine *e, const char *method, const char *path,
 #endif
 	bad |= curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	bad |= curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-	bad |= curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)e->connect_ms);
+	bad |= curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+	    (long)e->connect_ms);
 	bad |= curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
 	bad |= curl_easy_setopt(c, CURLOPT_USERAGENT, "magus/" PACKAGE_VERSION);
 	bad |= curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
@@ -488,7 +489,8 @@ request(struct engine *e, const char *method, const char *path,
 	} else {
 		bad |= curl_easy_setopt(c, CURLOPT_HTTPHEADER, e->headers_get);
 		if (strcmp(method, "GET"))
-			bad |= curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+			bad |= curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST,
+			    method);
 	}
 	if (bad != CURLE_OK) {
 		strbuf_release(&url);
