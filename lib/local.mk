@@ -7,6 +7,7 @@ lib_libmagus_a_SOURCES = \
 	lib/diag.c lib/diag.h lib/mgs.def \
 	lib/execpath.c lib/execpath.h \
 	lib/json.c lib/json.h \
+	lib/jsonread.c lib/jsonread.h \
 	lib/landlock.c lib/landlock.h lib/landlock-uapi.h \
 	lib/platform.c lib/platform.h \
 	lib/proc.c lib/proc.h \
@@ -15,3 +16,14 @@ lib_libmagus_a_SOURCES = \
 	lib/strvec.c lib/strvec.h \
 	lib/xalloc.c lib/xalloc.h
 lib_libmagus_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
+
+# libmagus-engine: the Engine API client.  Its own archive, because it
+# brings libcurl: only the programs that talk to an engine link it
+# (with $(ENGINE_LIBS)), and the front stays small.
+noinst_LIBRARIES += lib/libmagus-engine.a
+lib_libmagus_engine_a_SOURCES = \
+	lib/engine.c lib/engine.h lib/engine-internal.h \
+	lib/engine-proto.c lib/engine-proto.h \
+	lib/engine-stream.c
+lib_libmagus_engine_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+ENGINE_LIBS = lib/libmagus-engine.a lib/libmagus.a $(CURL_LIBS)
