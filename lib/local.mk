@@ -7,6 +7,7 @@ lib_libmagus_a_SOURCES = \
 	lib/diag.c lib/diag.h lib/mgs.def \
 	lib/execpath.c lib/execpath.h \
 	lib/json.c lib/json.h \
+	lib/labels.c lib/labels.h \
 	lib/jsonread.c lib/jsonread.h \
 	lib/landlock.c lib/landlock.h lib/landlock-uapi.h \
 	lib/platform.c lib/platform.h \

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "diag.h"
 #include "json.h"
+#include "labels.h"
 #include "platform.h"
 #include "proc.h"
 #include "strbuf.h"
@@ -288,6 +289,102 @@ test_proc(void)
 	    err == ENOENT, "a missing program exits 127 with ENOENT reported");
 }
 
+static void
+test_labels(void)
+{
+	struct magus_labels l;
+	struct strvec kv = STRVEC_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	struct json j;
+	const char *why = NULL;
+	pid_t child;
+	int st;
+
+	ok(labels_init(&l, "/ws", "relay") == 0 && strlen(l.invocation) == 32,
+	    "labels_init gathers the values, a 32-hex invocation id");
+	json_init(&j, &sb);
+	json_object_begin(&j);
+	labels_json_members(&l, &j);
+	json_object_end(&j);
+	ok(strstr(sb.buf, "\"magus.workspace\":\"/ws\"") &&
+	    strstr(sb.buf, "\"magus.use\":\"relay\"") &&
+	    strstr(sb.buf, "\"magus.pid-start\":\""),
+	    "the labels serialize as JSON members");
+	strbuf_release(&sb);
+
+#define KV(k, v) strvec_pushf(&kv, "%s=%s", k, v)
+	KV(LABEL_WORKSPACE, l.workspace);
+	KV(LABEL_USE, l.use);
+	KV(LABEL_HOST, l.host);
+	KV(LABEL_BOOT, l.boot);
+	KV(LABEL_PID, l.pid);
+	KV(LABEL_PID_START, l.pid_start);
+	ok(labels_owner(kv.v, &why) == OWNER_LIVE, "our own labels: live (%s)",
+	    why);
+	is_str(labels_get(kv.v, LABEL_USE), "relay", "labels_get");
+	strvec_clear(&kv);
+
+	/* A pid that has exited, with the start time it had. */
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	{
+		char pid[24], start[24];
+
+		snprintf(pid, sizeof(pid), "%d", (int)child);
+		snprintf(start, sizeof(start), "%llu", proc_start_time(child));
+		waitpid(child, &st, 0);
+		KV(LABEL_WORKSPACE, "/ws");
+		KV(LABEL_USE, "relay");
+		KV(LABEL_HOST, l.host);
+		KV(LABEL_BOOT, l.boot);
+		KV(LABEL_PID, pid);
+		KV(LABEL_PID_START, start);
+		ok(labels_owner(kv.v, &why) == OWNER_GONE,
+		    "an exited owner: gone (%s)", why);
+		strvec_clear(&kv);
+	}
+	/* Our pid, but a start time that is not ours: a reused pid. */
+	KV(LABEL_WORKSPACE, "/ws");
+	KV(LABEL_USE, "relay");
+	KV(LABEL_HOST, l.host);
+	KV(LABEL_BOOT, l.boot);
+	KV(LABEL_PID, l.pid);
+	KV(LABEL_PID_START, "1");
+	ok(labels_owner(kv.v, &why) == OWNER_GONE,
+	    "a running pid with another start time: gone (%s)", why);
+	strvec_clear(&kv);
+	/* Another boot. */
+	KV(LABEL_WORKSPACE, "/ws");
+	KV(LABEL_USE, "relay");
+	KV(LABEL_HOST, l.host);
+	KV(LABEL_BOOT, "00000000-0000-0000-0000-000000000000");
+	KV(LABEL_PID, l.pid);
+	KV(LABEL_PID_START, l.pid_start);
+	ok(labels_owner(kv.v, &why) == OWNER_GONE,
+	    "an owner from before the last boot: gone (%s)", why);
+	strvec_clear(&kv);
+	/* Another host: never judged. */
+	KV(LABEL_WORKSPACE, "/ws");
+	KV(LABEL_USE, "relay");
+	KV(LABEL_HOST, "elsewhere.invalid");
+	KV(LABEL_BOOT, l.boot);
+	KV(LABEL_PID, "999999");
+	KV(LABEL_PID_START, "1");
+	ok(labels_owner(kv.v, &why) == OWNER_FOREIGN,
+	    "another host's object: foreign (%s)", why);
+	strvec_clear(&kv);
+	KV("name", "x");
+	ok(labels_owner(kv.v, &why) == OWNER_UNLABELED,
+	    "an object without magus's labels: unlabeled");
+	strvec_clear(&kv);
+#undef KV
+	labels_filters(&kv, "/ws", "scip");
+	ok(kv.n == 2 && !strcmp(kv.v[0], "magus.workspace=/ws") &&
+	    !strcmp(kv.v[1], "magus.use=scip"), "labels_filters");
+	strvec_clear(&kv);
+}
+
 int
 main(void)
 {
@@ -300,5 +397,6 @@ main(void)
 	test_diag_table();
 	test_config_helpers();
 	test_proc();
+	test_labels();
 	return done_testing();
 }
