@@ -1,1 +1,2 @@
 EXTRA_DIST += bench/README.md
+EXTRA_DIST += bench/selffetch.sh

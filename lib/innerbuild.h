@@ -47,9 +47,11 @@
  * <os>-<arch> is platform_dirname() of the platform asked for.
  *
  * For the relay (spec/relay.md, "The inner magus"): call innerbuild_find()
- * with the workspace's absolute cache.dir and the --platform asked for,
- * before anything is created on the engine.  When it answers INNER_OK,
- * mount lookup.dir read-only at /usr/local/lib/magus.  Otherwise refuse
+ * with the workspace's absolute cache.dir, the --platform asked for and
+ * INNER_VERIFY_HASHES (a few milliseconds for a few MB; the cache is
+ * written without fsync and relies on this check after a crash), before
+ * anything is created on the engine.  When it answers INNER_OK, mount
+ * lookup.dir read-only at /usr/local/lib/magus.  Otherwise refuse
  * (exit 2) printing lookup.why and lookup.fix, the command that puts a
  * good build there ("magus self fetch linux/arm64", or "make
  * platform-store" when a stale development build is in the store).  The

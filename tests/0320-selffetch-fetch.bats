@@ -387,3 +387,27 @@ teardown() { sf_teardown; }
 	assert_code MGS4007
 	assert_cache_empty
 }
+
+@test "https_proxy is honored: the fetch goes through the proxy's tunnel" {
+	sf_serve "$SF/good"
+	"$SF_HTTPSD" --proxy --port-file "$T/pport" --log "$T/proxy.log" 3>&- &
+	local ppid=$!
+	for _ in $(seq 1 100); do [ -s "$T/pport" ] && break; sleep 0.05; done
+	https_proxy=http://127.0.0.1:$(cat "$T/pport") sf_fetch "$SF_PLATFORM"
+	kill "$ppid"
+	wait "$ppid" || true
+	assert_success
+	run grep -c "^CONNECT 127.0.0.1:$SF_PORT$" "$T/proxy.log"
+	[ "$output" -ge 1 ]
+}
+
+@test "on a terminal, a progress bar; otherwise one summary line" {
+	skip_unless "script(1) is not installed" command -v script
+	sf_serve "$SF/good"
+	run script -qefc "'$SF_FETCH' --index '$SF_URL/index.json' '$SF_PLATFORM'" /dev/null
+	assert_success
+	assert_output --partial "100%"
+	assert_output --partial "[##############################]"
+	assert_output --partial "fetched magus $SF_VERSION"
+	# Not a terminal: no bar, just the line (first test).
+}

@@ -17,7 +17,7 @@ set -eu
 LC_ALL=C
 export LC_ALL
 
-me=platform-store.sh
+me="platform-store.sh"
 die() { echo "$me: $*" >&2; exit 1; }
 usage() {
 	echo "usage: $me --build-dir DIR [--root WORKSPACE] [--platform OS/ARCH]" >&2

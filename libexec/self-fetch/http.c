@@ -22,7 +22,10 @@ static const char *cainfo, *capath;
 int
 http_init(struct strbuf *err)
 {
+	static const char *const bundles[] = { "MAGUS_CA_BUNDLE",
+		"CURL_CA_BUNDLE", "SSL_CERT_FILE" };
 	const char *v;
+	size_t i;
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK ||
 	    !(curl = curl_easy_init())) {
@@ -30,12 +33,9 @@ http_init(struct strbuf *err)
 		return -1;
 	}
 	/* The first of these that is set names the trusted CAs. */
-	if ((v = getenv("MAGUS_CA_BUNDLE")) && *v)
-		cainfo = v;
-	else if ((v = getenv("CURL_CA_BUNDLE")) && *v)
-		cainfo = v;
-	else if ((v = getenv("SSL_CERT_FILE")) && *v)
-		cainfo = v;
+	for (i = 0; i < ARRAY_SIZE(bundles) && !cainfo; i++)
+		if ((v = getenv(bundles[i])) && *v)
+			cainfo = v;
 	if (!cainfo && (v = getenv("SSL_CERT_DIR")) && *v)
 		capath = v;
 	if (cainfo && access(cainfo, R_OK) < 0) {
@@ -93,12 +93,11 @@ http_url_allowed(const char *url, bool redirect, struct strbuf *why)
 		strbuf_addf(why, "'%s' is not an absolute URL", url);
 		goto out;
 	}
-	if (!strcmp(scheme, "https")) {
+	if (!strcmp(scheme, "https") || (!redirect && !strcmp(scheme, "http") &&
+	    host_is_loopback(host))) {
 		r = 0;
 	} else if (redirect) {
 		strbuf_addf(why, "a redirect to '%s' is not HTTPS", url);
-	} else if (!strcmp(scheme, "http") && host_is_loopback(host)) {
-		r = 0;
 	} else {
 		strbuf_addf(why, "'%s' is not an HTTPS URL (plain HTTP is "
 		    "only used with a loopback address)", url);

@@ -199,7 +199,7 @@ file_done(struct untar *U)
 	sha256_final_hex(&U->sha, f->sha256);
 	if (U->fd == -1)
 		return 0;
-	if (fsync(U->fd) < 0 || close(U->fd) < 0) {
+	if (close(U->fd) < 0) {
 		U->fd = -1;
 		return refuse(U, UNPACK_IO, "cannot write '%s/%s': %s", U->dir,
 		    f->path, strerror(errno));
@@ -372,7 +372,7 @@ write_buildinfo(struct untar *U, char hex[65])
 			break;
 		off += (size_t)w;
 	}
-	if (off < U->buildinfo.len || fsync(fd) < 0) {
+	if (off < U->buildinfo.len) {
 		close(fd);
 		return refuse(U, UNPACK_IO, "cannot write '%s/%s': %s", U->dir,
 		    INNER_BUILD_INFO, strerror(errno));

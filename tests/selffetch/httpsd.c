@@ -10,7 +10,9 @@
  * redirect:URL (302 to URL), truncate:N (announce the whole file, send N
  * bytes, close), close (close without answering), flaky:N (answer 503
  * the first N times, then serve the file).  Without --cert it speaks
- * plain HTTP.  It listens on 127.0.0.1 on a free port, written to
+ * plain HTTP.  With --proxy it is instead an HTTP CONNECT proxy that
+ * tunnels to 127.0.0.1 only, logging "CONNECT HOST:PORT" (the test of
+ * https_proxy).  It listens on 127.0.0.1 on a free port, written to
  * --port-file once it accepts connections; each request is logged as
  * "METHOD PATH STATUS" to --log.  SIGTERM stops it.
  */
@@ -20,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/socket.h>
@@ -209,10 +212,76 @@ out:
 	close(fd);
 }
 
+/* Copy both ways between a and b until either side closes. */
+static void
+splice_both(int a, int b)
+{
+	struct pollfd p[2] = { { a, POLLIN, 0 }, { b, POLLIN, 0 } };
+	char buf[65536];
+
+	for (;;) {
+		int i;
+
+		if (poll(p, 2, 10000) <= 0)
+			return;
+		for (i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(p[i].fd, buf, sizeof(buf));
+			if (n <= 0 || write(p[1 - i].fd, buf, (size_t)n) != n)
+				return;
+		}
+	}
+}
+
+static void
+proxy(int fd)
+{
+	char req[4096], host[256];
+	struct sockaddr_in a;
+	int len = 0, n, port, up;
+
+	while (len < (int)sizeof(req) - 1) {
+		n = (int)read(fd, req + len, sizeof(req) - 1 - (size_t)len);
+		if (n <= 0)
+			return;
+		len += n;
+		req[len] = '\0';
+		if (strstr(req, "\r\n\r\n"))
+			break;
+	}
+	if (sscanf(req, "CONNECT %255[^:]:%d ", host, &port) != 2)
+		return;
+	if (logfp)
+		fprintf(logfp, "CONNECT %s:%d\n", host, port);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((unsigned short)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	up = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (up < 0 || strcmp(host, "127.0.0.1") ||
+	    connect(up, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		const char no[] = "HTTP/1.1 502 Bad Gateway\r\n\r\n";
+
+		if (write(fd, no, sizeof(no) - 1) < 0)
+			return;
+	} else {
+		const char yes[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+		if (write(fd, yes, sizeof(yes) - 1) == sizeof(yes) - 1)
+			splice_both(fd, up);
+	}
+	if (up >= 0)
+		close(up);
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *cert = NULL, *key = NULL, *portfile = NULL, *logpath = NULL;
+	bool is_proxy = false;
 	struct sockaddr_in a;
 	socklen_t alen = sizeof(a);
 	char tmp[4096];
@@ -220,7 +289,10 @@ main(int argc, char **argv)
 	int s, i, one = 1;
 
 	signal(SIGPIPE, SIG_IGN);
-	for (i = 1; i + 1 < argc; i += 2) {
+	signal(SIGCHLD, SIG_IGN); /* tunnels are reaped by the kernel */
+	for (i = 1; i < argc && !strcmp(argv[i], "--proxy"); i++)
+		is_proxy = true;
+	for (; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--cert"))
 			cert = argv[i + 1];
 		else if (!strcmp(argv[i], "--key"))
@@ -248,9 +320,11 @@ main(int argc, char **argv)
 		} else
 			break;
 	}
-	if (i != argc || !root || !portfile || (!cert) != (!key)) {
+	if (i != argc || (!root && !is_proxy) || !portfile ||
+	    (!cert) != (!key)) {
 		fprintf(stderr, "usage: httpsd --root DIR --port-file FILE "
-		    "[--cert PEM --key PEM] [--log FILE] [--rule PATH=ACTION]...\n");
+		    "[--cert PEM --key PEM] [--log FILE] [--rule PATH=ACTION]...\n"
+		    "       httpsd --proxy --port-file FILE [--log FILE]\n");
 		return 2;
 	}
 	if (cert) {
@@ -290,6 +364,16 @@ main(int argc, char **argv)
 		}
 		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		handle(c);
+		if (!is_proxy) {
+			handle(c);
+			continue;
+		}
+		/* A tunnel lasts as long as its client: one process each. */
+		if (fork() == 0) {
+			close(s);
+			proxy(c);
+			_exit(0);
+		}
+		close(c);
 	}
 }
