@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #define JSMN_STATIC
+#define JSMN_STRICT
 #include <jsmn.h>
 
 #include "digest.h"

@@ -337,30 +337,16 @@ fail_http(enum http_result r, const char *what, struct strbuf *err)
 	}
 }
 
+/* The signature sits beside the index: <index URL>.minisig, the suffix
+ * on the path when the URL has a query (a fragment is never sent). */
 static char *
 signature_url(const char *index_url)
 {
-	struct strbuf why = STRBUF_INIT;
-	char *r;
+	size_t n = strcspn(index_url, "?#");
+	const char *rest = index_url[n] == '?' ? index_url + n : "";
+	size_t r = strcspn(rest, "#");
 
-	/* The signature sits beside the index: <index URL>.minisig, with
-	 * the suffix on the path when the URL has a query. */
-	if (!strpbrk(index_url, "?#"))
-		return xasprintf("%s.minisig", index_url);
-	r = http_url_resolve(index_url, "", &why);
-	strbuf_release(&why);
-	if (r) {
-		char *q = strpbrk(r, "?#");
-		char *s;
-
-		if (q) {
-			s = xasprintf("%.*s.minisig%s", (int)(q - r), r, q);
-			free(r);
-			return s;
-		}
-		return r;
-	}
-	return xasprintf("%s.minisig", index_url);
+	return xasprintf("%.*s.minisig%.*s", (int)n, index_url, (int)r, rest);
 }
 
 /* Steps 2 and 3's first half: the verified index's entry for us. */

@@ -164,6 +164,9 @@ header(struct untar *U)
 			return refuse(U, UNPACK_REFUSED, "the archive holds "
 			    "'%s' twice", U->name);
 	if (!strcmp(U->name, INNER_BUILD_INFO)) {
+		if (size > 65536)
+			return refuse(U, UNPACK_REFUSED, "the archive's %s is "
+			    "too large", U->name);
 		if (U->have_buildinfo)
 			return refuse(U, UNPACK_REFUSED, "the archive holds "
 			    "'%s' twice", U->name);
