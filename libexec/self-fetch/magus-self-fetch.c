@@ -281,8 +281,11 @@ buf_reset(void *arg)
 	strbuf_reset((struct strbuf *)arg);
 }
 
+/* The artifact goes into anonymous memory of the size the signed index
+ * gives (the transfer is bounded by it), hashed as it arrives. */
 struct artifact_sink {
-	int fd;
+	unsigned char *buf;
+	size_t len, size;
 	struct sha256_ctx sha;
 	bool started;
 };
@@ -291,16 +294,13 @@ static int
 art_write(void *arg, const void *data, size_t len)
 {
 	struct artifact_sink *a = arg;
-	const char *p = data;
-	size_t off = 0;
 
-	while (off < len) {
-		ssize_t n = RETRY_EINTR(write(a->fd, p + off, len - off));
-
-		if (n < 0)
-			return -1;
-		off += (size_t)n;
+	if (len > a->size - a->len) {
+		errno = EFBIG;
+		return -1;
 	}
+	memcpy(a->buf + a->len, data, len);
+	a->len += len;
 	sha256_update(&a->sha, data, len);
 	return 0;
 }
@@ -314,9 +314,7 @@ art_reset(void *arg)
 		sha256_abandon(&a->sha);
 	sha256_init(&a->sha);
 	a->started = true;
-	if (ftruncate(a->fd, 0) < 0 || lseek(a->fd, 0, SEEK_SET) < 0)
-		die_status(71, "cannot reset the download buffer: %s",
-		    strerror(errno));
+	a->len = 0;
 }
 
 /* Map an HTTP failure to its diagnostic; `what` names the document. */
@@ -453,7 +451,7 @@ fetch_index(struct relindex *ix, const struct relindex_artifact **out)
 }
 
 /* Step 3: the artifact, in memory, checked against the signed index. */
-static int
+static unsigned char *
 fetch_artifact(const struct relindex_artifact *a, const char *url)
 {
 	struct strbuf err = STRBUF_INIT, label = STRBUF_INIT;
@@ -461,14 +459,15 @@ fetch_artifact(const struct relindex_artifact *a, const char *url)
 	struct http_request req;
 	struct http_sink sink;
 	enum http_result r;
-	struct stat st;
 	char hex[65];
 
 	memset(&art, 0, sizeof(art));
-	art.fd = memfd_create("magus-self-fetch", MFD_CLOEXEC);
-	if (art.fd < 0)
-		fail(4014, NULL, "cannot make a buffer for the download: %s",
-		    strerror(errno));
+	art.size = (size_t)a->size;
+	art.buf = mmap(NULL, art.size, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (art.buf == MAP_FAILED)
+		fail(4014, NULL, "cannot hold %llu bytes for the download: %s",
+		    a->size, strerror(errno));
 	memset(&req, 0, sizeof(req));
 	req.url = url;
 	req.max = a->size;
@@ -490,40 +489,34 @@ fetch_artifact(const struct relindex_artifact *a, const char *url)
 	if (r != HTTP_OK)
 		fail_http(r, "the release artifact", &err);
 	sha256_final_hex(&art.sha, hex);
-	if (fstat(art.fd, &st) < 0)
-		fail(4014, NULL, "cannot read the download buffer: %s",
-		    strerror(errno));
-	if ((unsigned long long)st.st_size != a->size)
-		fail(4011, NULL, "'%s' is %llu bytes, not the %llu the signed "
-		    "index gives", url, (unsigned long long)st.st_size,
-		    a->size);
+	if (art.len != art.size)
+		fail(4011, NULL, "'%s' is %zu bytes, not the %llu the signed "
+		    "index gives", url, art.len, a->size);
 	if (strcmp(hex, a->sha256))
 		fail(4011, NULL, "'%s' has SHA-256 %s, not the %s the signed "
 		    "index gives", url, hex, a->sha256);
+	/* From here on it is verified: nothing may change it. */
+	if (mprotect(art.buf, art.size, PROT_READ) < 0)
+		fail(4014, NULL, "cannot protect the download: %s",
+		    strerror(errno));
 	strbuf_release(&err);
 	strbuf_release(&label);
-	return art.fd;
+	return art.buf;
 }
 
 /* Steps 4 and 5. */
 static void
-install(int fd, const struct relindex_artifact *a, const char *url)
+install(const unsigned char *gz, const struct relindex_artifact *a,
+    const char *url)
 {
 	struct strbuf err = STRBUF_INIT, fi = STRBUF_INIT;
 	enum unpack_result ur;
 	char bi_hex[65], *tmpl, *path;
-	void *gz;
 	int lock, out;
-
-	gz = mmap(NULL, (size_t)a->size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (gz == MAP_FAILED)
-		fail(4014, NULL, "cannot map the download: %s",
-		    strerror(errno));
 
 	lock = lock_verdir();
 	if (cache_hit()) {
 		/* Another fetch finished first; its copy is as good. */
-		munmap(gz, (size_t)a->size);
 		close(lock);
 		report(false, ", fetched by another run");
 		return;
@@ -541,7 +534,6 @@ install(int fd, const struct relindex_artifact *a, const char *url)
 
 	ur = unpack_release(gz, (size_t)a->size, F.tmp, &F.p, PACKAGE_VERSION,
 	    bi_hex, &err);
-	munmap(gz, (size_t)a->size);
 	switch (ur) {
 	case UNPACK_OK:
 		break;
@@ -611,8 +603,9 @@ main(int argc, char **argv)
 	const struct relindex_artifact *a;
 	struct relindex ix;
 	const char *cache = NULL, *v;
+	unsigned char *gz;
 	char *url;
-	int c, fd;
+	int c;
 
 	sane_start();
 	diag_init(argv[0]);
@@ -694,10 +687,10 @@ main(int argc, char **argv)
 	if (!url || http_url_allowed(url, false, &err) < 0)
 		fail(4002, NULL, "the release index's URL for %s: %s",
 		    platform_str(&F.p), err.buf);
-	fd = fetch_artifact(a, url);
-	install(fd, a, url);
+	gz = fetch_artifact(a, url);
+	install(gz, a, url);
 
-	close(fd);
+	munmap(gz, (size_t)a->size);
 	free(url);
 	relindex_release(&ix);
 	http_cleanup();
