@@ -260,6 +260,8 @@ set_options(const char *url, struct xfer *x, char *errbuf)
 	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 20L);
 	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, 30L);
+	/* Large reads for large artifacts, as the curl tool does. */
+	curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 256L * 1024);
 	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, x);
 	if (x->label) {
