@@ -33,6 +33,8 @@ static const struct verb verbs[] = {
 	    "print each resolved setting and where it came from", true },
 	{ "env", cmd_config, NULL, "env",
 	    "the same as 'config list'", true },
+	{ "self", cmd_self, NULL, "self fetch OS/ARCH",
+	    "fetch and verify this version's release for a platform", true },
 	{ NULL, NULL, NULL, NULL, NULL, false },
 };
 

@@ -11,7 +11,7 @@ have() { command -v "$1" >/dev/null 2>&1 || { echo "lint: $1 not installed, skip
 
 if have shellcheck; then
 	# shellcheck disable=SC2046
-	shellcheck -S warning "$src"/.ci/run "$src"/contrib/*.sh \
+	shellcheck -S warning "$src"/.ci/run "$src"/contrib/*.sh "$src"/contrib/*/*.sh \
 		$(find "$src/tests" "$src/bench" -name '*.sh' 2>/dev/null) || rc=1
 fi
 if have mandoc; then

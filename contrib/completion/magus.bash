@@ -41,6 +41,12 @@ _magus()
 		awk '/^verbs:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')" -- "$cur")) ;;
 	explain) COMPREPLY=($(compgen -W "$(magus explain 2>/dev/null | awk '{ print $1 }')" -- "$cur")) ;;
 	config) COMPREPLY=($(compgen -W 'list' -- "$cur")) ;;
+	self)
+		if [[ $prev == self ]]; then
+			COMPREPLY=($(compgen -W 'fetch' -- "$cur"))
+		elif [[ $prev == fetch ]]; then
+			COMPREPLY=($(compgen -W 'linux/amd64 linux/arm64' -- "$cur"))
+		fi ;;
 	esac
 } &&
 	complete -F _magus magus
