@@ -3,7 +3,7 @@
 noinst_LIBRARIES += lib/libmagus.a
 lib_libmagus_a_SOURCES = \
 	lib/banned.h lib/compat.h \
-	lib/config.c lib/config.h \
+	lib/config.c lib/config-words.c lib/config.h \
 	lib/diag.c lib/diag.h lib/mgs.def \
 	lib/execpath.c lib/execpath.h \
 	lib/json.c lib/json.h \
@@ -13,5 +13,6 @@ lib_libmagus_a_SOURCES = \
 	lib/strbuf.c lib/strbuf.h \
 	lib/strutil.c lib/strutil.h \
 	lib/strvec.c lib/strvec.h \
+	lib/tmpdir.c lib/tmpdir.h \
 	lib/xalloc.c lib/xalloc.h
 lib_libmagus_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)

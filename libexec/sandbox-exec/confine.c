@@ -1,0 +1,202 @@
+/*
+ * confine.c: the steps that change what this process may do.
+ *
+ * Order matters.  The ruleset is built first, while this process can
+ * still open every path it grants.  Then no_new_privs (Landlock requires
+ * it of a process without CAP_SYS_ADMIN, and it keeps setuid binaries and
+ * file capabilities from undoing the rest), then every capability set is
+ * emptied, then the ruleset is applied.  Each step is checked, and a
+ * failure is returned before anything runs: the sandbox fails closed.
+ */
+#include "compat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+#include "strbuf.h"
+
+/* Say which step failed and why, for the caller's MGS2015; returns -1. */
+static int
+fail(struct strbuf *why, const char *what, const char *subject)
+{
+	int e = errno;
+
+	if (subject)
+		strbuf_addf(why, "%s '%s': %s", what, subject, strerror(e));
+	else
+		strbuf_addf(why, "%s: %s", what, strerror(e));
+	errno = e;
+	return -1;
+}
+
+int
+confine_build_ruleset(const struct policy *p, struct strbuf *why)
+{
+	struct landlock_ruleset_attr attr;
+	struct landlock_path_beneath_attr rule;
+	struct stat st;
+	size_t i;
+	int fd, pfd = -1;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.handled_access_fs = p->handled_fs;
+	attr.handled_access_net = p->handled_net;
+	attr.scoped = p->scopes;
+	/* The three-field struct is accepted by every ABI: a kernel that
+	 * knows fewer fields only checks that the rest is zero, and at the
+	 * ABI used the fields it does not know are zero. */
+	fd = landlock_create_ruleset(&attr, sizeof(attr), 0);
+	if (fd < 0)
+		return fail(why, "cannot create the Landlock ruleset", NULL);
+	for (i = 0; i < p->ngrants; i++) {
+		const struct grant *g = &p->grants[i];
+
+		memset(&rule, 0, sizeof(rule));
+		rule.allowed_access = policy_applied(p, g);
+		if (!rule.allowed_access)
+			continue;
+		/* The path was resolved once; a symlink here now means it
+		 * changed since, and is refused rather than followed. */
+		pfd = open(g->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd < 0) {
+			fail(why, "cannot open the rule's path", g->path);
+			goto out;
+		}
+		if (fstat(pfd, &st) < 0) {
+			fail(why, "cannot inspect the rule's path", g->path);
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) != g->file) {
+			errno = ESTALE;
+			fail(why, "the rule's path changed while it was added",
+			    g->path);
+			goto out;
+		}
+		rule.parent_fd = pfd;
+		if (landlock_add_rule(fd, LANDLOCK_RULE_PATH_BENEATH, &rule,
+		    0) < 0) {
+			fail(why, "cannot add the Landlock rule for", g->path);
+			goto out;
+		}
+		close(pfd);
+		pfd = -1;
+	}
+	/* --network none adds no port rule: every TCP bind and connect is
+	 * denied by handling both rights with nothing allowed. */
+	return fd;
+out:
+	if (pfd >= 0)
+		close(pfd);
+	close(fd);
+	return -1;
+}
+
+/* True when `cap` is in the `flag` set of `caps`. */
+static bool
+cap_has(cap_t caps, cap_value_t cap, cap_flag_t flag)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+
+	return cap_get_flag(caps, cap, flag, &v) == 0 && v == CAP_SET;
+}
+
+/*
+ * Empty every capability set.  The bounding set can only be emptied
+ * with CAP_SETPCAP; a process without it (any non-root user) has
+ * nothing to drop there that no_new_privs does not already keep from
+ * coming back, since it stops exec from granting file capabilities.
+ * Returns whether the bounding set was emptied.
+ */
+static int
+drop_capabilities(bool *bounding, struct strbuf *why)
+{
+	cap_value_t setpcap = CAP_SETPCAP, c;
+	cap_t caps, none;
+	int r = 0;
+
+	*bounding = false;
+	caps = cap_get_proc();
+	if (!caps)
+		return fail(why, "cannot read this process's capabilities",
+		    NULL);
+	if (cap_has(caps, CAP_SETPCAP, CAP_PERMITTED)) {
+		if (cap_set_flag(caps, CAP_EFFECTIVE, 1, &setpcap, CAP_SET) < 0 ||
+		    cap_set_proc(caps) < 0)
+			r = fail(why, "cannot raise CAP_SETPCAP to drop the "
+			    "bounding set", NULL);
+		for (c = 0; !r && c < (cap_value_t)cap_max_bits(); c++)
+			if (cap_drop_bound(c) < 0)
+				r = fail(why, "cannot drop a capability from "
+				    "the bounding set", NULL);
+		*bounding = !r;
+	}
+	cap_free(caps);
+	if (r)
+		return r;
+	if (cap_reset_ambient() < 0)
+		return fail(why, "cannot clear the ambient capabilities", NULL);
+	none = cap_init();
+	if (!none)
+		return fail(why, "cannot drop every capability", NULL);
+	if (cap_set_proc(none) < 0)
+		r = fail(why, "cannot drop every capability", NULL);
+	cap_free(none);
+	return r;
+}
+
+/* Read back what the steps were meant to do. */
+static int
+verify(bool bounding, struct strbuf *why)
+{
+	cap_t caps, none;
+	cap_value_t c;
+	int same = -1;
+
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1) {
+		errno = EPERM;
+		return fail(why, "no_new_privs did not take", NULL);
+	}
+	caps = cap_get_proc();
+	none = cap_init();
+	if (caps && none)
+		same = cap_compare(caps, none);
+	cap_free(caps);
+	cap_free(none);
+	if (same != 0) {
+		errno = EPERM;
+		return fail(why, "capabilities are still held after dropping "
+		    "them", NULL);
+	}
+	for (c = 0; c < (cap_value_t)cap_max_bits(); c++) {
+		if (cap_get_ambient(c) > 0 || (bounding &&
+		    cap_get_bound(c) > 0)) {
+			errno = EPERM;
+			return fail(why, "a capability is still held after "
+			    "dropping it", NULL);
+		}
+	}
+	return 0;
+}
+
+int
+confine_self(const struct policy *p, int ruleset_fd, struct strbuf *why)
+{
+	bool bounding;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return fail(why, "cannot set no_new_privs", NULL);
+	if (drop_capabilities(&bounding, why) < 0)
+		return -1;
+	if (ruleset_fd >= 0) {
+		if (landlock_restrict_self(ruleset_fd, p->restrict_flags) < 0)
+			return fail(why, "cannot apply the Landlock ruleset",
+			    NULL);
+		close(ruleset_fd);
+	}
+	return verify(bounding, why);
+}

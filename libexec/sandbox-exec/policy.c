@@ -1,0 +1,515 @@
+/*
+ * policy.c: which paths the command may read, write and execute.
+ *
+ * Each rule names a real path: symlinks are resolved once, here, and the
+ * rule (and --print-policy) names what they resolved to.  A path that
+ * does not exist on this host (/lib32, /dev/tty in some containers) is
+ * simply not granted; an --allow entry that does not exist is refused.
+ */
+#include "compat.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "sandbox.h"
+#include "strbuf.h"
+#include "strutil.h"
+#include "xalloc.h"
+
+#define RIGHTS_RO LANDLOCK_RIGHTS_READ
+#define RIGHTS_RW (LANDLOCK_RIGHTS_READ | LANDLOCK_RIGHTS_WRITE)
+#define RIGHTS_RX (LANDLOCK_RIGHTS_READ | LANDLOCK_RIGHTS_EXEC)
+#define RIGHTS_RWX (RIGHTS_RW | LANDLOCK_RIGHTS_EXEC)
+
+/* The device nodes a tool needs, and nothing more: ioctls only on the
+ * terminal. */
+static const struct {
+	const char *path;
+	uint64_t access;
+} devices[] = {
+	{ "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE |
+	    LANDLOCK_ACCESS_FS_WRITE_FILE },
+	{ "/dev/zero", LANDLOCK_ACCESS_FS_READ_FILE },
+	{ "/dev/random", LANDLOCK_ACCESS_FS_READ_FILE },
+	{ "/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE },
+	{ "/dev/tty", LANDLOCK_ACCESS_FS_READ_FILE |
+	    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	{ "/dev/pts", LANDLOCK_ACCESS_FS_READ_FILE |
+	    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV },
+};
+
+/* Variables that name a socket: never passed, never granted. */
+static const struct {
+	const char *name;
+	const char *scheme; /* the prefix before the path, or "" */
+} socket_vars[] = {
+	{ "SSH_AUTH_SOCK", "" },
+	{ "DOCKER_HOST", "unix://" },
+	{ "MAGUS_CONTAINER_API", "unix://" },
+};
+
+static void
+grant_push(struct grant **v, size_t *n, size_t *alloc, char *real,
+    uint64_t access, const char *what, bool file)
+{
+	struct grant *g;
+
+	ALLOC_GROW(*v, *n + 1, *alloc);
+	g = &(*v)[(*n)++];
+	memset(g, 0, sizeof(*g));
+	g->path = real;
+	g->access = access;
+	g->what = what;
+	g->file = file;
+}
+
+/* Grant `path` when it exists on this host. */
+static void
+grant_if_present(struct policy *p, const char *path, uint64_t access,
+    const char *what)
+{
+	struct stat st;
+	char *real = realpath(path, NULL);
+
+	if (!real)
+		return;
+	if (stat(real, &st) < 0) {
+		free(real);
+		return;
+	}
+	grant_push(&p->grants, &p->ngrants, &p->grants_alloc, real, access,
+	    what, !S_ISDIR(st.st_mode));
+}
+
+/* $HOME's real path, or NULL when it is unset, relative or missing. */
+static char *
+real_home(void)
+{
+	const char *home = getenv("HOME");
+
+	if (!home || home[0] != '/')
+		return NULL;
+	return realpath(home, NULL);
+}
+
+/*
+ * Why a directory must not be granted whole, or NULL: it is the root,
+ * holds the home directory, or holds the shared /tmp.
+ */
+static const char *
+too_broad(const char *real, const char *home)
+{
+	if (!strcmp(real, "/"))
+		return "it is the whole file system";
+	if (home && path_is_under(home, real))
+		return "it holds the home directory";
+	if (path_is_under("/tmp", real))
+		return "it holds the shared /tmp";
+	return NULL;
+}
+
+static void
+check_root(struct policy *p, const char *home)
+{
+	struct stat st;
+	const char *why;
+
+	p->root = realpath(p->root_arg, NULL);
+	if (!p->root || stat(p->root, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		diag(1012, NULL, "--root '%s' is not a directory: %s",
+		    p->root_arg, p->root ? strerror(ENOTDIR) :
+		    strerror(errno));
+		exit(2);
+	}
+	why = too_broad(p->root, home);
+	if (why)
+		die_mgs(2014, "name the project's own directory with --root",
+		    "--root '%s' cannot be the workspace: %s", p->root, why);
+}
+
+/* --tmp: the caller's private directory, 0700 and ours. */
+static void
+check_tmp(struct policy *p, const char *home)
+{
+	struct stat st;
+	const char *why = NULL;
+
+	p->tmp = realpath(p->tmp_arg, NULL);
+	if (!p->tmp || lstat(p->tmp, &st) < 0)
+		die_mgs(2004, NULL, "--tmp '%s' cannot be used: %s",
+		    p->tmp_arg, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		why = "it is not a directory";
+	else if (st.st_uid != geteuid())
+		why = "it is not owned by this user";
+	else if (st.st_mode & 077)
+		why = "others have access (it must be mode 0700)";
+	else
+		why = too_broad(p->tmp, home);
+	if (why)
+		die_mgs(2004, NULL, "--tmp '%s' is not a private temp dir: %s",
+		    p->tmp_arg, why);
+}
+
+/* --allow [MODE:]PATH, MODE ro (default), rw, rx or rwx. */
+static void
+check_allow(struct policy *p, const char *arg)
+{
+	const char *colon = strchr(arg, ':'), *path = arg;
+	char *mode = xstrdup("ro"), *expanded, *real;
+	uint64_t access;
+	struct stat st;
+
+	/* A colon before any slash ends the mode ("rw:/x", "bad:~/y"). */
+	if (colon && colon != arg && !memchr(arg, '/', (size_t)(colon - arg))) {
+		free(mode);
+		mode = xstrndup(arg, (size_t)(colon - arg));
+		path = colon + 1;
+	}
+	if (!allow_mode_valid(mode))
+		die_mgs(2004, NULL, "--allow '%s': unknown mode '%s' (ro, rw, "
+		    "rx or rwx)", arg, mode);
+	if (path[0] == '~' && (path[1] == '/' || !path[1])) {
+		const char *home = getenv("HOME");
+
+		if (!home || home[0] != '/')
+			die_mgs(2004, NULL, "--allow '%s': '~' needs HOME set "
+			    "to an absolute path", arg);
+	} else if (path[0] != '/') {
+		die_mgs(2004, "write an absolute path or ~/...", "--allow "
+		    "'%s': the path '%s' is relative", arg, path);
+	}
+	expanded = expand_home(path);
+	real = realpath(expanded, NULL);
+	if (!real || stat(real, &st) < 0)
+		die_mgs(2004, NULL, "--allow '%s': cannot use '%s': %s", arg,
+		    expanded, strerror(errno));
+	if (!strcmp(mode, "rw"))
+		access = RIGHTS_RW;
+	else if (!strcmp(mode, "rx"))
+		access = RIGHTS_RX;
+	else if (!strcmp(mode, "rwx"))
+		access = RIGHTS_RWX;
+	else
+		access = RIGHTS_RO;
+	grant_push(&p->allowed, &p->nallowed, &p->allowed_alloc, real, access,
+	    "allow", !S_ISDIR(st.st_mode));
+	p->allowed[p->nallowed - 1].given = arg;
+	free(expanded);
+	free(mode);
+}
+
+/* A socket named in the environment must not lie beneath a grant. */
+static void
+check_sockets(const struct policy *p)
+{
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(socket_vars); i++) {
+		const char *v = getenv(socket_vars[i].name);
+		char *real;
+
+		if (!v || !starts_with(v, socket_vars[i].scheme))
+			continue;
+		v += strlen(socket_vars[i].scheme);
+		if (v[0] != '/')
+			continue;
+		real = realpath(v, NULL);
+		if (!real)
+			real = xstrdup(v);
+		if (path_is_under(real, p->root))
+			die_mgs(2004, "a socket is never granted: unset the "
+			    "variable or move the socket", "--root '%s' holds "
+			    "the socket '%s' named by %s", p->root, real,
+			    socket_vars[i].name);
+		for (j = 0; j < p->nallowed; j++)
+			if (path_is_under(real, p->allowed[j].path))
+				die_mgs(2004, "a socket is never granted: "
+				    "grant a narrower directory", "--allow "
+				    "'%s' would grant the socket '%s' named "
+				    "by %s", p->allowed[j].given, real,
+				    socket_vars[i].name);
+		free(real);
+	}
+}
+
+void
+policy_check_input(struct policy *p)
+{
+	char *home = real_home();
+	size_t i;
+
+	check_root(p, home);
+	if (p->tmp_arg)
+		check_tmp(p, home);
+	for (i = 0; i < p->allow.n; i++)
+		check_allow(p, p->allow.v[i]);
+	for (i = 0; i < p->passthrough.n; i++) {
+		const char *why = passthrough_pattern_error(
+		    p->passthrough.v[i]);
+
+		if (why)
+			die_mgs(2004, "an exact name, or a prefix such as "
+			    "MISE_*", "--passthrough '%s' refused: %s",
+			    p->passthrough.v[i], why);
+	}
+	check_sockets(p);
+	free(home);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* /lib, /lib32, /lib64, /libx32: whichever this host has, in order. */
+static void
+grant_libs(struct policy *p)
+{
+	struct strvec names = STRVEC_INIT;
+	struct dirent *e;
+	DIR *d = opendir("/");
+	size_t i;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (starts_with(e->d_name, "lib"))
+			strvec_pushf(&names, "/%s", e->d_name);
+	closedir(d);
+	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	for (i = 0; i < names.n; i++)
+		grant_if_present(p, names.v[i], RIGHTS_RX, "system");
+	strvec_clear(&names);
+}
+
+/*
+ * /etc/resolv.conf often links into /run (systemd-resolved): grant the
+ * one file it points at, or name resolution breaks in the sandbox.
+ */
+static void
+grant_resolv_conf(struct policy *p)
+{
+	char *real = realpath("/etc/resolv.conf", NULL);
+
+	if (real && !path_is_under(real, "/etc") && !path_is_under(real,
+	    "/usr"))
+		grant_if_present(p, real, LANDLOCK_ACCESS_FS_READ_FILE,
+		    "system");
+	free(real);
+}
+
+/* Each directory on the child's PATH, read and exec, unless it would
+ * grant the root, the home directory or the shared /tmp. */
+static void
+grant_path_dirs(struct policy *p, const char *home)
+{
+	const char *path = env_get(p->env.v, "PATH");
+	char *copy, *s, *dir;
+
+	if (!path)
+		return;
+	copy = xstrdup(path);
+	for (s = copy; (dir = strsep(&s, ":"));) {
+		char *real;
+		const char *why;
+
+		if (dir[0] != '/') {
+			strvec_pushf(&p->skipped, "PATH entry '%s': it is "
+			    "relative", dir);
+			continue;
+		}
+		real = realpath(dir, NULL);
+		if (!real)
+			continue;
+		why = too_broad(real, home);
+		if (why) {
+			strvec_pushf(&p->skipped, "PATH entry '%s': %s", dir,
+			    why);
+			free(real);
+			continue;
+		}
+		grant_if_present(p, real, RIGHTS_RX, "PATH");
+		free(real);
+	}
+	free(copy);
+}
+
+void
+policy_resolve_grants(struct policy *p)
+{
+	char *home = real_home();
+	size_t i;
+
+	grant_push(&p->grants, &p->ngrants, &p->grants_alloc,
+	    xstrdup(p->root), RIGHTS_RWX, "workspace", false);
+	grant_if_present(p, "/usr", RIGHTS_RX, "system");
+	grant_if_present(p, "/bin", RIGHTS_RX, "system");
+	grant_if_present(p, "/sbin", RIGHTS_RX, "system");
+	grant_libs(p);
+	grant_if_present(p, "/etc", RIGHTS_RX, "system");
+	grant_resolv_conf(p);
+	grant_if_present(p, "/proc", RIGHTS_RO, "system");
+	grant_if_present(p, "/sys", RIGHTS_RO, "system");
+	for (i = 0; i < ARRAY_SIZE(devices); i++)
+		grant_if_present(p, devices[i].path, devices[i].access,
+		    "device");
+	grant_path_dirs(p, home);
+	for (i = 0; i < p->nallowed; i++) {
+		struct grant *a = &p->allowed[i];
+
+		grant_push(&p->grants, &p->ngrants, &p->grants_alloc,
+		    xstrdup(a->path), a->access, a->what, a->file);
+		p->grants[p->ngrants - 1].given = a->given;
+	}
+	free(home);
+}
+
+void
+policy_add_tmp(struct policy *p)
+{
+	grant_push(&p->grants, &p->ngrants, &p->grants_alloc, xstrdup(p->tmp),
+	    RIGHTS_RWX, "private temp", false);
+}
+
+/* The rights a rule asks for, as a file rule may hold them. */
+static uint64_t
+wanted(const struct grant *g)
+{
+	return g->file ? g->access & LANDLOCK_RIGHTS_FILE : g->access;
+}
+
+void
+policy_simplify(struct policy *p)
+{
+	size_t i, j, n = 0;
+
+	/* Equal paths: one rule with both rights. */
+	for (i = 0; i < p->ngrants; i++) {
+		for (j = 0; j < i; j++)
+			if (p->grants[j].path && !strcmp(p->grants[j].path,
+			    p->grants[i].path))
+				break;
+		if (j < i) {
+			p->grants[j].access |= p->grants[i].access;
+			free(p->grants[i].path);
+			p->grants[i].path = NULL;
+		}
+	}
+	/* A rule an ancestor's rule already covers adds nothing. */
+	for (i = 0; i < p->ngrants; i++) {
+		if (!p->grants[i].path)
+			continue;
+		for (j = 0; j < p->ngrants; j++) {
+			if (j == i || !p->grants[j].path ||
+			    p->grants[j].file ||
+			    !strcmp(p->grants[i].path, p->grants[j].path) ||
+			    !path_is_under(p->grants[i].path,
+			    p->grants[j].path))
+				continue;
+			if (!(wanted(&p->grants[i]) & ~wanted(&p->grants[j])))
+				break;
+		}
+		if (j < p->ngrants) {
+			free(p->grants[i].path);
+			p->grants[i].path = NULL;
+		}
+	}
+	for (i = 0; i < p->ngrants; i++)
+		if (p->grants[i].path)
+			p->grants[n++] = p->grants[i];
+	p->ngrants = n;
+}
+
+uint64_t
+policy_applied(const struct policy *p, const struct grant *g)
+{
+	return wanted(g) & p->handled_fs;
+}
+
+char *
+policy_find_command(const struct policy *p, const char *name)
+{
+	const char *path = env_get(p->env.v, "PATH");
+	char *copy, *s, *dir, *found = NULL;
+	struct stat st;
+	int err = ENOENT;
+
+	if (!*name) {
+		errno = ENOENT;
+		return NULL;
+	}
+	if (strchr(name, '/'))
+		return xstrdup(name);
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	copy = xstrdup(path);
+	for (s = copy; (dir = strsep(&s, ":"));) {
+		char *cand = path_join(*dir ? dir : ".", name);
+
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				found = cand;
+				break;
+			}
+			err = EACCES;
+		}
+		free(cand);
+	}
+	free(copy);
+	if (!found)
+		errno = err;
+	return found;
+}
+
+bool
+policy_may_exec(const struct policy *p, const char *exe)
+{
+	size_t i;
+
+	for (i = 0; i < p->ngrants; i++)
+		if ((wanted(&p->grants[i]) & LANDLOCK_ACCESS_FS_EXECUTE) &&
+		    path_is_under(exe, p->grants[i].path))
+			return true;
+	return false;
+}
+
+const struct grant *
+policy_readable(const struct policy *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->ngrants; i++)
+		if ((wanted(&p->grants[i]) & LANDLOCK_ACCESS_FS_READ_DIR) &&
+		    path_is_under(path, p->grants[i].path))
+			return &p->grants[i];
+	return NULL;
+}
+
+void
+policy_release(struct policy *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ngrants; i++)
+		free(p->grants[i].path);
+	free(p->grants);
+	for (i = 0; i < p->nallowed; i++)
+		free(p->allowed[i].path);
+	free(p->allowed);
+	free(p->root);
+	free(p->tmp);
+	free(p->exe);
+	free(p->exe_real);
+	strvec_clear(&p->allow);
+	strvec_clear(&p->passthrough);
+	strvec_clear(&p->skipped);
+	strvec_clear(&p->env);
+	strvec_clear(&p->passed);
+	strvec_clear(&p->stripped);
+	strvec_clear(&p->withheld);
+}
