@@ -22,7 +22,11 @@ ESCAPE_TESTS = \
 	tests/0180-sandbox-escape-network.bats \
 	tests/0182-sandbox-escape-privileges.bats \
 	tests/0184-sandbox-escape-env.bats \
-	tests/0190-sandbox-build.bats
+	tests/0190-sandbox-build.bats \
+	tests/0199-sandbox-demo.bats
 dist_check_SCRIPTS += $(ESCAPE_TESTS)
 TESTS += $(ESCAPE_TESTS)
 EXTRA_DIST += tests/lib/escape.bash
+EXTRA_DIST += examples/demo/magus.yaml examples/demo/src/hello.c \
+	examples/demo/postinstall.sh examples/demo/run.sh \
+	bench/sandbox-exec.sh
