@@ -6,6 +6,8 @@
  *	esc-ipc unix-connect NAME	connect a stream socket to the abstract
  *					address NAME
  *	esc-ipc unix-send NAME		send one datagram to abstract NAME
+ *	esc-ipc tiocsti FD TEXT		push TEXT into the input of the terminal
+ *					open on FD, as if typed (TIOCSTI)
  *	esc-ipc unix-serve stream|dgram NAME READY LOG
  *		serve abstract NAME; create READY once bound; append a
  *		line to LOG for each connection or datagram; exits by
@@ -18,6 +20,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -53,6 +56,19 @@ attach(pid_t pid)
 	/* Attached: the attack worked; let the process go again. */
 	waitpid(pid, &status, __WALL);
 	ptrace(PTRACE_DETACH, pid, NULL, NULL);
+	return 0;
+}
+
+/* What a process that can type into its terminal makes the shell run
+ * once it exits. */
+static long
+push_input(int fd, const char *text)
+{
+	const char *c;
+
+	for (c = text; *c; c++)
+		if (ioctl(fd, TIOCSTI, c) < 0)
+			return -1;
 	return 0;
 }
 
@@ -133,6 +149,9 @@ main(int argc, char **argv)
 		    (int)esc_number(prog, argv[3])));
 	if (!strcmp(op, "ptrace") && argc == 3)
 		return verdict(attach((pid_t)esc_number(prog, argv[2])));
+	if (!strcmp(op, "tiocsti") && argc == 4)
+		return verdict(push_input((int)esc_number(prog, argv[2]),
+		    argv[3]));
 	if (!strcmp(op, "unix-connect") && argc == 3)
 		return verdict(unix_client(argv[2], SOCK_STREAM));
 	if (!strcmp(op, "unix-send") && argc == 3)
@@ -140,6 +159,7 @@ main(int argc, char **argv)
 	if (!strcmp(op, "unix-serve") && argc == 6)
 		unix_serve(argv[2], argv[3], argv[4], argv[5]);
 	esc_usage(prog, "kill PID SIG | ptrace PID | unix-connect NAME | "
-	    "unix-send NAME | unix-serve stream|dgram NAME READY LOG");
+	    "unix-send NAME | tiocsti FD TEXT | "
+	    "unix-serve stream|dgram NAME READY LOG");
 	return 2;
 }

@@ -22,6 +22,7 @@ ESCAPE_TESTS = \
 	tests/0180-sandbox-escape-network.bats \
 	tests/0182-sandbox-escape-privileges.bats \
 	tests/0184-sandbox-escape-env.bats \
+	tests/0186-sandbox-escape-tty.bats \
 	tests/0190-sandbox-build.bats \
 	tests/0199-sandbox-demo.bats
 dist_check_SCRIPTS += $(ESCAPE_TESTS)
