@@ -136,3 +136,21 @@ make_setuid_copy() {
 	assert_output --regexp "^uid=$NOBODY/$NOBODY/$NOBODY .* eff=0 prm=0 inh=0 bnd=[0-9a-f]+ amb=0 nnp=1\$"
 	assert_unchanged "$NHOME"
 }
+
+@test "a nested magus-sandbox-exec --mode off, floor variable dropped, lifts nothing: EACCES" {
+	cp "$ESCAPE_SANDBOX_EXEC" "$WS/bin/magus-sandbox-exec"
+	mkdir -m 0700 "$WS/inner-tmp"
+	run --separate-stderr sbx -- /usr/bin/env -u MAGUS_SANDBOX \
+		"$WS/bin/magus-sandbox-exec" --mode off --root "$WS" -- \
+		"$WS/bin/esc-file" read "$HOME/.ssh/id_rsa"
+	assert_denied EACCES
+	run --separate-stderr sbx -- /usr/bin/env -u MAGUS_SANDBOX \
+		"$WS/bin/magus-sandbox-exec" --mode required --root "$HOME/.ssh" \
+		--allow "rx:$WS/bin" --tmp "$WS/inner-tmp" -- \
+		"$WS/bin/esc-file" read "$HOME/.ssh/id_rsa"
+	assert_denied EACCES
+	run --separate-stderr sbx -- /usr/bin/env -u MAGUS_SANDBOX \
+		"$WS/bin/magus-sandbox-exec" --mode required --root "$WS" \
+		--tmp "$WS/inner-tmp" -- "$WS/bin/esc-priv" whoami
+	assert_output "uid=0/0/0 gid=0/0/0 eff=0 prm=0 inh=0 bnd=0 amb=0 nnp=1"
+}

@@ -125,3 +125,29 @@ expected_names() {
 	assert_equal "$(LC_ALL=C sort <<<"$output")" \
 		"$( (expected_names; echo MISE_ENV; echo MISE_DATA_DIR) | LC_ALL=C sort)"
 }
+
+@test "a variable naming a socket is withheld even when passed through (MGS2008)" {
+	local pt
+	for pt in SSH_AUTH_SOCK 'SSH_*' DOCKER_HOST 'DOCKER_*' MAGUS_CONTAINER_API 'MAGUS_*'; do
+		run --separate-stderr with_secrets "$ESCAPE_SANDBOX_EXEC" --mode required \
+			--root "$WS" --tmp "$TMPD" -v --passthrough "$pt" -- "$WS/bin/esc-env"
+		assert_success
+		refute_line SSH_AUTH_SOCK
+		refute_line DOCKER_HOST
+		refute_line MAGUS_CONTAINER_API
+		grep -q 'MGS2008.*SSH_AUTH_SOCK' <<<"$stderr"
+		grep -q 'MGS2008.*DOCKER_HOST' <<<"$stderr"
+		grep -q 'MGS2008.*MAGUS_CONTAINER_API' <<<"$stderr"
+	done
+}
+
+@test "the child inherits the floor: a nested sandbox asking for less is MGS2010" {
+	cp "$ESCAPE_SANDBOX_EXEC" "$WS/bin/magus-sandbox-exec"
+	run --separate-stderr env -u MAGUS_SANDBOX PATH="$SBX_PATH" \
+		"$ESCAPE_SANDBOX_EXEC" --mode required --root "$WS" --tmp "$TMPD" -- \
+		/bin/sh -c 'echo "$MAGUS_SANDBOX"; exec "$0" --mode off --root "$1" -- /bin/true' \
+		"$WS/bin/magus-sandbox-exec" "$WS"
+	[ "$status" -eq 2 ]
+	assert_output required
+	assert_code MGS2010
+}
