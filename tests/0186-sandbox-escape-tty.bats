@@ -84,3 +84,21 @@ tiocsti_refusal() {
 	assert_line "next command: []"
 	refute_line ok
 }
+
+@test "another terminal of the same user is out of reach: EACCES" {
+	local other
+	skip_unless "script(1) (Debian bsdutils) is not installed" command -v script
+	# Another session on its own pseudo-terminal: the user's other
+	# window, where a password may be typed next.
+	background script -qec "tty >'$T/other-tty'; exec sleep 60" /dev/null \
+		>"$T/other.log" 2>&1
+	wait_for "$T/other-tty"
+	other=$(cat "$T/other-tty")
+	[[ "$other" == /dev/pts/* ]]
+	control_ok esc-file write "$other"
+	run --separate-stderr sbx -- "$WS/bin/esc-file" write "$other"
+	assert_denied EACCES
+	# Read access would be keystroke theft (and would block: bounded).
+	run --separate-stderr sbx -- /usr/bin/timeout 5 "$WS/bin/esc-file" read "$other"
+	assert_denied EACCES
+}
