@@ -42,7 +42,9 @@ quick_start() {
 	# It leaves nothing behind, in the temp dir or in the tree.
 	run ls "$T"
 	refute_output --partial magus-demo
-	if git -C "$MAGUS_SRC_DIR" rev-parse --git-dir >/dev/null 2>&1; then
+	local top
+	top=$(git -C "$MAGUS_SRC_DIR" rev-parse --show-toplevel 2>/dev/null) || top=
+	if [ "$top" = "$(cd "$MAGUS_SRC_DIR" && pwd -P)" ]; then
 		run git -C "$MAGUS_SRC_DIR" status --porcelain --ignored examples
 		refute_output
 	fi
