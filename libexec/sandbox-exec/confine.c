@@ -5,16 +5,23 @@
  * still open every path it grants.  Then no_new_privs (Landlock requires
  * it of a process without CAP_SYS_ADMIN, and it keeps setuid binaries and
  * file capabilities from undoing the rest), then every capability set is
- * emptied, then the ruleset is applied.  Each step is checked, and a
- * failure is returned before anything runs: the sandbox fails closed.
+ * emptied, then the terminal is closed to injection, then the ruleset
+ * is applied.  Each step is checked, and a failure is returned before
+ * anything runs: the sandbox fails closed.
  */
 #include "compat.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/capability.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sandbox.h"
@@ -94,6 +101,89 @@ out:
 		close(pfd);
 	close(fd);
 	return -1;
+}
+
+/*
+ * The terminal.  The command shares its caller's terminal, and
+ * ioctl(TIOCSTI) on it pushes characters into the terminal's input: the
+ * unconfined shell that started the sandbox reads them as its next
+ * command once the sandbox is gone (CVE-2017-5226, bubblewrap's).
+ * Landlock's ioctl_dev right does not reach a descriptor opened before
+ * the ruleset (the inherited stdin), and setsid(2), bubblewrap's answer,
+ * fails for the process group leader an interactive shell makes of each
+ * job and would keep the terminal's ^C from the command.  So a seccomp
+ * filter refuses the two injecting requests, TIOCSTI and TIOCLINUX
+ * (whose selection paste does the same on a console), with EPERM.
+ *
+ * Written by hand rather than with libseccomp: it is thirteen
+ * instructions, and costs nothing at start-up.  ioctl's request is an unsigned int,
+ * so only the argument's low 32 bits are compared: a caller setting the
+ * high bits (CVE-2019-10063, flatpak's) still matches.  The kernel's
+ * other ways in to ioctl are covered too: x32 and i386 on x86_64, AArch32
+ * on arm64.
+ */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARG1_LO offsetof(struct seccomp_data, args[1])
+#else
+#define ARG1_LO (offsetof(struct seccomp_data, args[1]) + 4)
+#endif
+
+#if defined(__x86_64__)
+#define ARCH_NATIVE AUDIT_ARCH_X86_64
+#define NR_IOCTL_ALT (0x40000000 + 514) /* x32 */
+#define ARCH_COMPAT AUDIT_ARCH_I386
+#define NR_IOCTL_COMPAT 54
+#elif defined(__aarch64__)
+#define ARCH_NATIVE AUDIT_ARCH_AARCH64
+#define NR_IOCTL_ALT __NR_ioctl
+#define ARCH_COMPAT AUDIT_ARCH_ARM
+#define NR_IOCTL_COMPAT 54
+#elif defined(__riscv) && __riscv_xlen == 64
+#define ARCH_NATIVE AUDIT_ARCH_RISCV64
+#elif defined(__s390x__)
+#define ARCH_NATIVE AUDIT_ARCH_S390X
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARCH_NATIVE AUDIT_ARCH_PPC64LE
+#else
+#error "magus-sandbox-exec: name this architecture's AUDIT_ARCH_ value"
+#endif
+#ifndef NR_IOCTL_ALT
+#define NR_IOCTL_ALT __NR_ioctl
+#endif
+#ifndef ARCH_COMPAT
+#define ARCH_COMPAT ARCH_NATIVE /* none: the native test catches it first */
+#define NR_IOCTL_COMPAT __NR_ioctl
+#endif
+
+static int
+deny_terminal_injection(struct strbuf *why)
+{
+	/* Jump offsets count from the next instruction. */
+	struct sock_filter f[] = {
+		/* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_NATIVE, 0, 3),
+		/* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		/* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 4, 0),
+		/* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_IOCTL_ALT, 3, 7),
+		/* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_COMPAT, 0, 6),
+		/* 6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		/* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_IOCTL_COMPAT, 0, 4),
+		/* 8: an ioctl; which request? */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LO),
+		/* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 1, 0),
+		/* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 0, 1),
+		/* 11 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		/* 12 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { (unsigned short)ARRAY_SIZE(f), f };
+
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
+		return fail(why, "cannot install the terminal filter (seccomp)",
+		    NULL);
+	return 0;
 }
 
 /* True when `cap` is in the `flag` set of `caps`. */
@@ -191,6 +281,8 @@ confine_self(const struct policy *p, int ruleset_fd, struct strbuf *why)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return fail(why, "cannot set no_new_privs", NULL);
 	if (drop_capabilities(&bounding, why) < 0)
+		return -1;
+	if (deny_terminal_injection(why) < 0)
 		return -1;
 	if (ruleset_fd >= 0) {
 		if (landlock_restrict_self(ruleset_fd, p->restrict_flags) < 0)

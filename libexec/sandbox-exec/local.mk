@@ -1,6 +1,8 @@
 # magus-sandbox-exec: Landlock, the environment allowlist, no_new_privs
 # and the capability drop, then exec.  The only program linking libcap;
-# it reads no configuration, so it links no libyaml either.
+# it reads no configuration, so it links no libyaml either.  Included
+# from the top Makefile.am after tests/local.mk (its suites are listed
+# here).
 pkglibexec_PROGRAMS += libexec/sandbox-exec/magus-sandbox-exec
 libexec_sandbox_exec_magus_sandbox_exec_SOURCES = \
 	libexec/sandbox-exec/main.c libexec/sandbox-exec/sandbox.h \
@@ -9,7 +11,21 @@ libexec_sandbox_exec_magus_sandbox_exec_SOURCES = \
 libexec_sandbox_exec_magus_sandbox_exec_CFLAGS = $(AM_CFLAGS) $(CAP_CFLAGS)
 libexec_sandbox_exec_magus_sandbox_exec_LDADD = lib/libmagus.a $(CAP_LIBS)
 
-# Its tests: the suites, and a probe making one system call at a time.
+dist_man_MANS += man/magus-sandbox-exec.1
+
+# Its tests: the suites (the policy, the environment, the modes at every
+# ABI, the errno paths, the build, magus run, magus queue gate), and a
+# probe making one system call at a time.
 check_PROGRAMS += tests/sandbox/sbx-probe
 tests_sandbox_sbx_probe_SOURCES = tests/sandbox/sbx-probe.c
-dist_man_MANS += man/magus-sandbox-exec.1
+SANDBOX_TESTS = \
+	tests/0100-sandbox-policy.bats \
+	tests/0110-sandbox-env.bats \
+	tests/0120-sandbox-modes.bats \
+	tests/0130-sandbox-errno.bats \
+	tests/0140-sandbox-build.bats \
+	tests/0150-run.bats \
+	tests/0160-queue-gate.bats
+dist_check_SCRIPTS += $(SANDBOX_TESTS)
+TESTS += $(SANDBOX_TESTS)
+EXTRA_DIST += tests/lib/sandbox.bash

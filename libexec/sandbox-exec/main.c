@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -246,6 +247,9 @@ choose_abi(struct policy *p)
 static void
 check_command(struct policy *p)
 {
+	struct stat st;
+
+	memset(&st, 0, sizeof(st));
 	if (!p->command)
 		return;
 	p->exe = policy_find_command(p, p->command[0]);
@@ -255,6 +259,14 @@ check_command(struct policy *p)
 		diag(2016, NULL, "command '%s' not found: %s", p->command[0],
 		    strerror(errno));
 		exit(127);
+	}
+	/* Not a program: say so now, so that an EACCES from the exec
+	 * itself can only be the sandbox's. */
+	if (stat(p->exe_real, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    access(p->exe_real, X_OK) < 0) {
+		diag(2017, NULL, "cannot execute '%s': %s", p->command[0],
+		    S_ISDIR(st.st_mode) ? strerror(EISDIR) : strerror(EACCES));
+		exit(126);
 	}
 	if (!policy_may_exec(p, p->exe_real))
 		die_mgs(2007, "grant its directory with --allow rx:DIR",

@@ -23,9 +23,14 @@
 #define RIGHTS_RW (LANDLOCK_RIGHTS_READ | LANDLOCK_RIGHTS_WRITE)
 #define RIGHTS_RX (LANDLOCK_RIGHTS_READ | LANDLOCK_RIGHTS_EXEC)
 #define RIGHTS_RWX (RIGHTS_RW | LANDLOCK_RIGHTS_EXEC)
+#define TERMINAL                                                               \
+	(LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |        \
+	    LANDLOCK_ACCESS_FS_IOCTL_DEV)
 
 /* The device nodes a tool needs, and nothing more: ioctls only on the
- * terminal. */
+ * terminal.  Of /dev/pts only the caller's own terminal is granted (see
+ * grant_terminal): another one of the same user is another window, whose
+ * input could be read or written. */
 static const struct {
 	const char *path;
 	uint64_t access;
@@ -35,10 +40,7 @@ static const struct {
 	{ "/dev/zero", LANDLOCK_ACCESS_FS_READ_FILE },
 	{ "/dev/random", LANDLOCK_ACCESS_FS_READ_FILE },
 	{ "/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE },
-	{ "/dev/tty", LANDLOCK_ACCESS_FS_READ_FILE |
-	    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV },
-	{ "/dev/pts", LANDLOCK_ACCESS_FS_READ_FILE |
-	    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV },
+	{ "/dev/tty", TERMINAL },
 };
 
 /* Variables that name a socket: never passed, never granted. */
@@ -303,6 +305,18 @@ grant_resolv_conf(struct policy *p)
 	free(real);
 }
 
+/* The terminal on stdin, stdout or stderr, when there is one. */
+static void
+grant_terminal(struct policy *p)
+{
+	char name[256];
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++)
+		if (isatty(fd) && ttyname_r(fd, name, sizeof(name)) == 0)
+			grant_if_present(p, name, TERMINAL, "terminal");
+}
+
 /* Each directory on the child's PATH, read and exec, unless it would
  * grant the root, the home directory or the shared /tmp. */
 static void
@@ -358,6 +372,7 @@ policy_resolve_grants(struct policy *p)
 	for (i = 0; i < ARRAY_SIZE(devices); i++)
 		grant_if_present(p, devices[i].path, devices[i].access,
 		    "device");
+	grant_terminal(p);
 	grant_path_dirs(p, home);
 	for (i = 0; i < p->nallowed; i++) {
 		struct grant *a = &p->allowed[i];

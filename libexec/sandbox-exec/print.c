@@ -129,6 +129,8 @@ print_text(const struct policy *p)
 	printf("%-14s%s\n", "log", p->restrict_flags ? "the command's "
 	    "denials are audited (log_new_exec_on)" : "the kernel's default");
 	printf("%-14s%s\n", "privileges", "no_new_privs set");
+	printf("%-14s%s\n", "terminal", "TIOCSTI and TIOCLINUX refused "
+	    "(seccomp)");
 	printf("%-14s%s\n", "capabilities", may_empty_bounding() ?
 	    "all dropped: bounding, permitted, effective, inheritable, "
 	    "ambient" : "all dropped: permitted, effective, inheritable, "
@@ -269,6 +271,11 @@ print_json(const struct policy *p)
 		json_str(&j, "signal");
 	json_array_end(&j);
 	json_kv_bool(&j, "no_new_privs", true);
+	json_key(&j, "seccomp_denied");
+	json_array_begin(&j);
+	json_str(&j, "ioctl:TIOCSTI");
+	json_str(&j, "ioctl:TIOCLINUX");
+	json_array_end(&j);
 	json_kv_bool(&j, "bounding_set_dropped", may_empty_bounding());
 	json_kv_str(&j, "command", p->exe_real);
 	json_names(&j, "env", &p->passed);

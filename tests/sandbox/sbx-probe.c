@@ -19,9 +19,14 @@
  *	sbx-probe unix-listen NAME SECONDS	listen on abstract @NAME
  *	sbx-probe unix-connect NAME		connect to abstract @NAME
  *	sbx-probe signal PID			kill(PID, 0)
- *	sbx-probe no-landlock ERRNO -- CMD...	run CMD where Landlock's three
- *						system calls fail with ENOSYS
- *						or EOPNOTSUPP (a seccomp filter)
+ *	sbx-probe fail NR[@ARG2][,...] ERRNO -- CMD...
+ *						run CMD where the system calls
+ *						numbered NR (with that third
+ *						argument) fail with ERRNO, by a
+ *						seccomp filter: 444,445,446 with
+ *						ENOSYS is a kernel without
+ *						Landlock, with EOPNOTSUPP one
+ *						where it is disabled at boot
  */
 #include "compat.h"
 
@@ -32,6 +37,7 @@
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -92,26 +98,71 @@ loopback(struct sockaddr_in *in, long port)
 	return socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 }
 
-/* Make Landlock's system calls fail with `err`, as on a kernel without
- * it (ENOSYS) or with it disabled at boot (EOPNOTSUPP). */
-static int
-no_landlock(int err)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 0, 5),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		    offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 444, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 445, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 446, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K,
-		    SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { ARRAY_SIZE(f), f };
+/* The low 32 bits of a system call's third argument. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARG2_LO offsetof(struct seccomp_data, args[2])
+#else
+#define ARG2_LO (offsetof(struct seccomp_data, args[2]) + 4)
+#endif
 
+/*
+ * Make the system calls in `list` fail with `err`: a seccomp filter, so
+ * the program run next meets the answers it would meet on a kernel
+ * without them.  Entries are NR ("444") or NR@VALUE ("444@0": only when
+ * the third argument is VALUE, so that Landlock's version probe, whose
+ * flags are 1, still works while creating a ruleset, flags 0, fails).
+ */
+static int
+fail_syscalls(const char *list, int err)
+{
+	struct sock_filter f[128];
+	struct sock_fprog prog;
+	unsigned nrs[16], vals[16], i, n = 0, k = 0, total = 0;
+	bool has_val[16];
+	char *end;
+
+	while (*list && n < ARRAY_SIZE(nrs)) {
+		nrs[n] = (unsigned)strtoul(list, &end, 10);
+		if (end == list)
+			return -1;
+		has_val[n] = *end == '@';
+		if (has_val[n]) {
+			list = end + 1;
+			vals[n] = (unsigned)strtoul(list, &end, 10);
+			if (end == list)
+				return -1;
+		}
+		if (*end && *end != ',')
+			return -1;
+		total += has_val[n] ? 5 : 3;
+		n++;
+		list = *end ? end + 1 : end;
+	}
+	if (!n || *list)
+		return -1;
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	    offsetof(struct seccomp_data, arch));
+	/* Another architecture's calls pass untouched: on to ALLOW. */
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	    NATIVE_ARCH, 0, (unsigned char)total);
+	for (i = 0; i < n; i++) {
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr));
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
+		    BPF_K, nrs[i], 0, has_val[i] ? 3 : 1);
+		if (has_val[i]) {
+			f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W |
+			    BPF_ABS, ARG2_LO);
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
+			    BPF_K, vals[i], 0, 1);
+		}
+		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+		    SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA));
+	}
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ALLOW);
+	prog.len = (unsigned short)k;
+	prog.filter = f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -1;
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
@@ -203,21 +254,21 @@ main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "signal") && argc == 3)
 		return result(kill((pid_t)atol(argv[2]), 0));
-	if (!strcmp(cmd, "no-landlock") && argc > 4 &&
-	    !strcmp(argv[3], "--")) {
-		int err = !strcmp(argv[2], "ENOSYS") ? ENOSYS :
-		    !strcmp(argv[2], "EOPNOTSUPP") ? EOPNOTSUPP : 0;
+	if (!strcmp(cmd, "fail") && argc > 5 && !strcmp(argv[4], "--")) {
+		const char *name = argv[3];
+		int err = !strcmp(name, "ENOSYS") ? ENOSYS :
+		    !strcmp(name, "EOPNOTSUPP") ? EOPNOTSUPP :
+		    !strcmp(name, "EPERM") ? EPERM :
+		    !strcmp(name, "EINVAL") ? EINVAL :
+		    !strcmp(name, "ENOMEM") ? ENOMEM : 0;
 
-		if (!err) {
-			fprintf(stderr, "sbx-probe: ENOSYS or EOPNOTSUPP\n");
+		if (!err || fail_syscalls(argv[2], err) < 0) {
+			fprintf(stderr, "sbx-probe: cannot make '%s' fail with "
+			    "'%s'\n", argv[2], name);
 			return 2;
 		}
-		if (no_landlock(err) < 0) {
-			perror("sbx-probe: seccomp");
-			return 2;
-		}
-		execvp(argv[4], argv + 4);
-		perror(argv[4]);
+		execvp(argv[5], argv + 5);
+		perror(argv[5]);
 		return 127;
 	}
 	fprintf(stderr, "sbx-probe: bad arguments (see the source)\n");
