@@ -10,6 +10,8 @@ libexec_sandbox_exec_magus_sandbox_exec_SOURCES = \
 	libexec/sandbox-exec/confine.c libexec/sandbox-exec/print.c
 libexec_sandbox_exec_magus_sandbox_exec_CFLAGS = $(AM_CFLAGS) $(CAP_CFLAGS)
 libexec_sandbox_exec_magus_sandbox_exec_LDADD = lib/libmagus.a $(CAP_LIBS)
+libexec_sandbox_exec_magus_sandbox_exec_LDFLAGS = $(AM_LDFLAGS) \
+	$(SANDBOX_EXEC_LDFLAGS)
 
 dist_man_MANS += man/magus-sandbox-exec.1
 

@@ -11,6 +11,7 @@
 #include "compat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -248,13 +249,14 @@ static void
 check_command(struct policy *p)
 {
 	struct stat st;
+	int fd;
 
 	memset(&st, 0, sizeof(st));
 	if (!p->command)
 		return;
 	p->exe = policy_find_command(p, p->command[0]);
-	if (p->exe)
-		p->exe_real = realpath(p->exe, NULL);
+	if (p->exe && (fd = policy_resolve(p->exe, 0, &p->exe_real, &st)) >= 0)
+		close(fd);
 	if (!p->exe_real) {
 		diag(2016, NULL, "command '%s' not found: %s", p->command[0],
 		    strerror(errno));
@@ -262,8 +264,7 @@ check_command(struct policy *p)
 	}
 	/* Not a program: say so now, so that an EACCES from the exec
 	 * itself can only be the sandbox's. */
-	if (stat(p->exe_real, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    access(p->exe_real, X_OK) < 0) {
+	if (!S_ISREG(st.st_mode) || access(p->exe_real, X_OK) < 0) {
 		diag(2017, NULL, "cannot execute '%s': %s", p->command[0],
 		    S_ISDIR(st.st_mode) ? strerror(EISDIR) : strerror(EACCES));
 		exit(126);
@@ -278,15 +279,12 @@ check_command(struct policy *p)
 static void
 check_cwd(const struct policy *p)
 {
-	char *cwd = getcwd(NULL, 0), *real = NULL;
+	char *cwd = getcwd(NULL, 0); /* the kernel's path: no symlinks */
 
-	if (cwd)
-		real = realpath(cwd, NULL);
-	if (real && !policy_readable(p, real))
+	if (cwd && cwd[0] == '/' && !policy_readable(p, cwd))
 		diag(2001, "change to the workspace first, or grant the "
 		    "directory with --allow", "the current directory '%s' "
-		    "lies outside every read grant", real);
-	free(real);
+		    "lies outside every read grant", cwd);
 	free(cwd);
 }
 
@@ -336,6 +334,16 @@ make_tmp(struct policy *p)
 		die_mgs(2015, NULL, "cannot make the private temp dir: %s",
 		    strerror(errno));
 	p->tmp_made = true;
+	p->tmp_fd = open(p->tmp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (p->tmp_fd < 0) {
+		int e = errno;
+
+		remove_tree(p->tmp);
+		errno = e;
+		die_mgs(2015, NULL, "cannot open the private temp dir '%s': %s",
+		    p->tmp, strerror(errno));
+	}
 }
 
 /* With --tmp the child is this process: confine it, or stop here. */
@@ -410,6 +418,7 @@ main(int argc, char **argv)
 	diag_init(argv[0]);
 	memset(&p, 0, sizeof(p));
 	p.mode = SANDBOX_UNSET;
+	p.root_fd = p.tmp_fd = -1;
 	strvec_init(&p.allow);
 	strvec_init(&p.passthrough);
 	strvec_init(&p.skipped);

@@ -1,8 +1,10 @@
 /*
  * policy.c: which paths the command may read, write and execute.
  *
- * Each rule names a real path: symlinks are resolved once, here, and the
- * rule (and --print-policy) names what they resolved to.  A path that
+ * Each path is resolved exactly once, by opening it O_PATH: that
+ * descriptor is what the Landlock rule is given, and the real path the
+ * rule (and --print-policy) names is read back from it, so the name
+ * printed and the object granted cannot drift apart.  A path that
  * does not exist on this host (/lib32, /dev/tty in some containers) is
  * simply not granted; an --allow entry that does not exist is refused.
  */
@@ -10,6 +12,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,7 +58,7 @@ static const struct {
 };
 
 static void
-grant_push(struct grant **v, size_t *n, size_t *alloc, char *real,
+grant_push(struct grant **v, size_t *n, size_t *alloc, char *real, int fd,
     uint64_t access, const char *what, bool file)
 {
 	struct grant *g;
@@ -63,9 +67,38 @@ grant_push(struct grant **v, size_t *n, size_t *alloc, char *real,
 	g = &(*v)[(*n)++];
 	memset(g, 0, sizeof(*g));
 	g->path = real;
+	g->fd = fd;
 	g->access = access;
 	g->what = what;
 	g->file = file;
+}
+
+int
+policy_resolve(const char *path, int flags, char **real, struct stat *st)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+	int fd, e;
+
+	fd = open(path, O_PATH | O_CLOEXEC | flags);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0)
+		goto fail;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf));
+	if (n > 0 && (size_t)n < sizeof(buf) && buf[0] == '/') {
+		*real = xstrndup(buf, (size_t)n);
+		return fd;
+	}
+	*real = realpath(path, NULL);
+	if (*real)
+		return fd;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
 }
 
 /* Grant `path` when it exists on this host. */
@@ -74,27 +107,24 @@ grant_if_present(struct policy *p, const char *path, uint64_t access,
     const char *what)
 {
 	struct stat st;
-	char *real = realpath(path, NULL);
+	char *real;
+	int fd = policy_resolve(path, 0, &real, &st);
 
-	if (!real)
+	if (fd < 0)
 		return;
-	if (stat(real, &st) < 0) {
-		free(real);
-		return;
-	}
-	grant_push(&p->grants, &p->ngrants, &p->grants_alloc, real, access,
-	    what, !S_ISDIR(st.st_mode));
+	grant_push(&p->grants, &p->ngrants, &p->grants_alloc, real, fd,
+	    access, what, !S_ISDIR(st.st_mode));
 }
 
 /* $HOME's real path, or NULL when it is unset, relative or missing. */
-static char *
-real_home(void)
+static const char *
+real_home(struct policy *p)
 {
 	const char *home = getenv("HOME");
 
-	if (!home || home[0] != '/')
-		return NULL;
-	return realpath(home, NULL);
+	if (!p->home && home && home[0] == '/')
+		p->home = realpath(home, NULL);
+	return p->home;
 }
 
 /*
@@ -119,11 +149,10 @@ check_root(struct policy *p, const char *home)
 	struct stat st;
 	const char *why;
 
-	p->root = realpath(p->root_arg, NULL);
-	if (!p->root || stat(p->root, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	p->root_fd = policy_resolve(p->root_arg, O_DIRECTORY, &p->root, &st);
+	if (p->root_fd < 0) {
 		diag(1012, NULL, "--root '%s' is not a directory: %s",
-		    p->root_arg, p->root ? strerror(ENOTDIR) :
-		    strerror(errno));
+		    p->root_arg, strerror(errno));
 		exit(2);
 	}
 	why = too_broad(p->root, home);
@@ -139,8 +168,8 @@ check_tmp(struct policy *p, const char *home)
 	struct stat st;
 	const char *why = NULL;
 
-	p->tmp = realpath(p->tmp_arg, NULL);
-	if (!p->tmp || lstat(p->tmp, &st) < 0)
+	p->tmp_fd = policy_resolve(p->tmp_arg, 0, &p->tmp, &st);
+	if (p->tmp_fd < 0)
 		die_mgs(2004, NULL, "--tmp '%s' cannot be used: %s",
 		    p->tmp_arg, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
@@ -164,6 +193,7 @@ check_allow(struct policy *p, const char *arg)
 	char *mode = xstrdup("ro"), *expanded, *real;
 	uint64_t access;
 	struct stat st;
+	int fd;
 
 	/* A colon before any slash ends the mode ("rw:/x", "bad:~/y"). */
 	if (colon && colon != arg && !memchr(arg, '/', (size_t)(colon - arg))) {
@@ -185,8 +215,8 @@ check_allow(struct policy *p, const char *arg)
 		    "'%s': the path '%s' is relative", arg, path);
 	}
 	expanded = expand_home(path);
-	real = realpath(expanded, NULL);
-	if (!real || stat(real, &st) < 0)
+	fd = policy_resolve(expanded, 0, &real, &st);
+	if (fd < 0)
 		die_mgs(2004, NULL, "--allow '%s': cannot use '%s': %s", arg,
 		    expanded, strerror(errno));
 	if (!strcmp(mode, "rw"))
@@ -197,8 +227,8 @@ check_allow(struct policy *p, const char *arg)
 		access = RIGHTS_RWX;
 	else
 		access = RIGHTS_RO;
-	grant_push(&p->allowed, &p->nallowed, &p->allowed_alloc, real, access,
-	    "allow", !S_ISDIR(st.st_mode));
+	grant_push(&p->allowed, &p->nallowed, &p->allowed_alloc, real, fd,
+	    access, "allow", !S_ISDIR(st.st_mode));
 	p->allowed[p->nallowed - 1].given = arg;
 	free(expanded);
 	free(mode);
@@ -241,7 +271,7 @@ check_sockets(const struct policy *p)
 void
 policy_check_input(struct policy *p)
 {
-	char *home = real_home();
+	const char *home = real_home(p);
 	size_t i;
 
 	check_root(p, home);
@@ -259,7 +289,6 @@ policy_check_input(struct policy *p)
 			    p->passthrough.v[i], why);
 	}
 	check_sockets(p);
-	free(home);
 }
 
 static int
@@ -296,12 +325,19 @@ grant_libs(struct policy *p)
 static void
 grant_resolv_conf(struct policy *p)
 {
-	char *real = realpath("/etc/resolv.conf", NULL);
+	struct stat st;
+	char *real;
+	int fd = policy_resolve("/etc/resolv.conf", 0, &real, &st);
 
-	if (real && !path_is_under(real, "/etc") && !path_is_under(real,
-	    "/usr"))
-		grant_if_present(p, real, LANDLOCK_ACCESS_FS_READ_FILE,
-		    "system");
+	if (fd < 0)
+		return;
+	if (S_ISREG(st.st_mode) && !path_is_under(real, "/etc") &&
+	    !path_is_under(real, "/usr")) {
+		grant_push(&p->grants, &p->ngrants, &p->grants_alloc, real, fd,
+		    LANDLOCK_ACCESS_FS_READ_FILE, "system", true);
+		return;
+	}
+	close(fd);
 	free(real);
 }
 
@@ -329,26 +365,29 @@ grant_path_dirs(struct policy *p, const char *home)
 		return;
 	copy = xstrdup(path);
 	for (s = copy; (dir = strsep(&s, ":"));) {
-		char *real;
+		struct stat st;
 		const char *why;
+		char *real;
+		int fd;
 
 		if (dir[0] != '/') {
 			strvec_pushf(&p->skipped, "PATH entry '%s': it is "
 			    "relative", dir);
 			continue;
 		}
-		real = realpath(dir, NULL);
-		if (!real)
+		fd = policy_resolve(dir, O_DIRECTORY, &real, &st);
+		if (fd < 0)
 			continue;
 		why = too_broad(real, home);
 		if (why) {
 			strvec_pushf(&p->skipped, "PATH entry '%s': %s", dir,
 			    why);
+			close(fd);
 			free(real);
 			continue;
 		}
-		grant_if_present(p, real, RIGHTS_RX, "PATH");
-		free(real);
+		grant_push(&p->grants, &p->ngrants, &p->grants_alloc, real, fd,
+		    RIGHTS_RX, "PATH", false);
 	}
 	free(copy);
 }
@@ -356,11 +395,12 @@ grant_path_dirs(struct policy *p, const char *home)
 void
 policy_resolve_grants(struct policy *p)
 {
-	char *home = real_home();
+	const char *home = real_home(p);
 	size_t i;
 
 	grant_push(&p->grants, &p->ngrants, &p->grants_alloc,
-	    xstrdup(p->root), RIGHTS_RWX, "workspace", false);
+	    xstrdup(p->root), p->root_fd, RIGHTS_RWX, "workspace", false);
+	p->root_fd = -1; /* the grant holds it now */
 	grant_if_present(p, "/usr", RIGHTS_RX, "system");
 	grant_if_present(p, "/bin", RIGHTS_RX, "system");
 	grant_if_present(p, "/sbin", RIGHTS_RX, "system");
@@ -378,17 +418,18 @@ policy_resolve_grants(struct policy *p)
 		struct grant *a = &p->allowed[i];
 
 		grant_push(&p->grants, &p->ngrants, &p->grants_alloc,
-		    xstrdup(a->path), a->access, a->what, a->file);
+		    xstrdup(a->path), a->fd, a->access, a->what, a->file);
 		p->grants[p->ngrants - 1].given = a->given;
+		a->fd = -1;
 	}
-	free(home);
 }
 
 void
 policy_add_tmp(struct policy *p)
 {
 	grant_push(&p->grants, &p->ngrants, &p->grants_alloc, xstrdup(p->tmp),
-	    RIGHTS_RWX, "private temp", false);
+	    p->tmp_fd, RIGHTS_RWX, "private temp", false);
+	p->tmp_fd = -1;
 }
 
 /* The rights a rule asks for, as a file rule may hold them. */
@@ -396,6 +437,16 @@ static uint64_t
 wanted(const struct grant *g)
 {
 	return g->file ? g->access & LANDLOCK_RIGHTS_FILE : g->access;
+}
+
+static void
+drop(struct grant *g)
+{
+	if (g->fd >= 0)
+		close(g->fd);
+	g->fd = -1;
+	free(g->path);
+	g->path = NULL;
 }
 
 void
@@ -411,8 +462,7 @@ policy_simplify(struct policy *p)
 				break;
 		if (j < i) {
 			p->grants[j].access |= p->grants[i].access;
-			free(p->grants[i].path);
-			p->grants[i].path = NULL;
+			drop(&p->grants[i]);
 		}
 	}
 	/* A rule an ancestor's rule already covers adds nothing. */
@@ -429,10 +479,8 @@ policy_simplify(struct policy *p)
 			if (!(wanted(&p->grants[i]) & ~wanted(&p->grants[j])))
 				break;
 		}
-		if (j < p->ngrants) {
-			free(p->grants[i].path);
-			p->grants[i].path = NULL;
-		}
+		if (j < p->ngrants)
+			drop(&p->grants[i]);
 	}
 	for (i = 0; i < p->ngrants; i++)
 		if (p->grants[i].path)
@@ -511,11 +559,16 @@ policy_release(struct policy *p)
 	size_t i;
 
 	for (i = 0; i < p->ngrants; i++)
-		free(p->grants[i].path);
+		drop(&p->grants[i]);
 	free(p->grants);
 	for (i = 0; i < p->nallowed; i++)
-		free(p->allowed[i].path);
+		drop(&p->allowed[i]);
 	free(p->allowed);
+	if (p->root_fd >= 0)
+		close(p->root_fd);
+	if (p->tmp_fd >= 0)
+		close(p->tmp_fd);
+	free(p->home);
 	free(p->root);
 	free(p->tmp);
 	free(p->exe);

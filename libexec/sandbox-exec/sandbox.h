@@ -17,11 +17,13 @@
 #include "landlock.h"
 #include "strvec.h"
 
+struct stat;
 struct strbuf;
 
 /* One rule: a path and the rights granted beneath it. */
 struct grant {
-	char *path;	  /* the real path (symlinks resolved once) */
+	char *path;	  /* the real path, read back from fd */
+	int fd;		  /* O_PATH, close-on-exec: what the rule grants */
 	uint64_t access;  /* the rights wanted, before an ABI masks them */
 	const char *what; /* why: "workspace", "private temp", "system", ... */
 	const char *given; /* an --allow entry as written, else NULL */
@@ -42,8 +44,11 @@ struct policy {
 	char **command;		   /* after "--"; NULL when none given */
 
 	/* Resolved. */
+	char *home;  /* HOME's real path, or NULL */
 	char *root;  /* the workspace's real path */
+	int root_fd; /* O_PATH, until the workspace grant takes it */
 	char *tmp;   /* the private temp dir's real path; NULL until made */
+	int tmp_fd;  /* O_PATH, until the private temp grant takes it */
 	bool tmp_made; /* made here, so removed here */
 	struct grant *grants;
 	size_t ngrants, grants_alloc;
@@ -67,12 +72,20 @@ struct policy {
 /* Free what the policy holds (for a clean exit under LeakSanitizer). */
 void policy_release(struct policy *p);
 
+/*
+ * Open `path` O_PATH with `flags` added (following symlinks: this is the
+ * one resolution), and read its real path back from /proc/self/fd, or
+ * ask realpath(3) where /proc is not mounted.  Returns the descriptor
+ * (close-on-exec) and sets *real and *st, or -1 with errno set.
+ */
+int policy_resolve(const char *path, int flags, char **real, struct stat *st);
 /* Check --root, --tmp and every --allow entry; exit 2 naming the first
  * one that cannot be honored (MGS1012, MGS2004, MGS2014).  Nothing is
  * created. */
 void policy_check_input(struct policy *p);
 /* Add the grants: workspace, system trees, devices, PATH, allow entries.
- * The private temp dir is added by policy_add_tmp once it exists. */
+ * The private temp dir is added by policy_add_tmp once it exists and
+ * p->tmp and p->tmp_fd name it. */
 void policy_resolve_grants(struct policy *p);
 void policy_add_tmp(struct policy *p);
 /* Merge equal paths and drop rules an ancestor rule already covers. */
