@@ -5,17 +5,24 @@
 # comparable confinement, all in one hyperfine run; then the peak RSS of
 # each with /usr/bin/time -v.
 #
-#   bench/sandbox-exec.sh [RUNS]
+#   bench/sandbox-exec.sh [RUNS [ROUNDS]]
 #
 # Run it from a build tree (in-tree, or `../bench/sandbox-exec.sh` from an
 # out-of-tree build directory), or point MAGUS_SANDBOX_EXEC at the
 # program.  Installs hyperfine, bubblewrap and time when missing (Debian).
-# Prints the medians, the differences and the ratios against the targets
-# (sandbox <= 1.6x bare /bin/true, <= 40% of bubblewrap); it never fails on
-# a missed target, a benchmark only reports.
+# hyperfine times one command after the other, so a machine whose load
+# changes meanwhile favours whichever ran in the quiet part.  So the
+# commands are timed in ROUNDS rounds (default 5) of RUNS runs each
+# (default 300), in reverse order every other round, and each figure is
+# the median over the rounds of that round's median; a ratio is the
+# median of the rounds' ratios.  Prints the medians, the differences and
+# the ratios against the targets (sandbox <= 1.6x bare /bin/true, <= 40%
+# of bubblewrap); it never fails on a missed target, a benchmark only
+# reports.
 set -eu
 
-runs=${1:-1000}
+runs=${1:-300}
+rounds=${2:-5}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 # A plain environment, the same for every command: a variable the sandbox
@@ -98,7 +105,8 @@ abi=$("$sbx" --mode required --root "$ws" --print-policy 2>/dev/null |
 say "bench: magus-sandbox-exec against /bin/true and bubblewrap"
 say "  kernel $(uname -r), Landlock: ${abi:-?}, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 say "  $(hyperfine --version), bubblewrap $(bwrap --version | sed 's/^bubblewrap //')"
-say "  $runs runs each after 100 warm-up runs (hyperfine -N: no shell)"
+say "  $rounds rounds of $runs runs per command, after 50 warm-up runs"
+say "  (hyperfine -N: no shell), every other round in reverse order"
 say ""
 say "  true:          $true"
 say "  sandbox:       $sandbox"
@@ -106,24 +114,33 @@ say "  sandbox-fork:  $sandbox_fork"
 say "  bwrap:         $bw"
 say ""
 
-hyperfine -N --style basic --warmup 100 --runs "$runs" \
-	--export-json "$scratch/h.json" \
-	-n true "$true" -n sandbox "$sandbox" \
-	-n sandbox-fork "$sandbox_fork" -n bwrap "$bw" >"$scratch/h.txt"
-
-# hyperfine's JSON holds one result per command, each with "command"
-# and "median" on lines of their own, in the order given.
-median() {
-	awk -v want="$1" '
+# One round: every command, in the given order; the medians appended to
+# $scratch/medians as "ROUND NAME SECONDS".
+round() {
+	r=$1
+	shift
+	hyperfine -N --style none --warmup 50 --runs "$runs" \
+		--export-json "$scratch/h$r.json" "$@" >/dev/null
+	# hyperfine's JSON: "command" and "median" each on a line of its own.
+	awk -v r="$r" '
 		/"command":/ { name = $0; sub(/.*"command": *"/, "", name);
 			sub(/".*/, "", name) }
-		/"median":/ && name == want { v = $0; sub(/.*"median": */, "", v);
-			sub(/,.*/, "", v); print v; exit }' "$scratch/h.json"
+		/"median":/ { v = $0; sub(/.*"median": */, "", v);
+			sub(/,.*/, "", v); print r, name, v }' \
+		"$scratch/h$r.json" >>"$scratch/medians"
 }
-t_true=$(median true)
-t_sbx=$(median sandbox)
-t_fork=$(median sandbox-fork)
-t_bw=$(median bwrap)
+: >"$scratch/medians"
+r=1
+while [ "$r" -le "$rounds" ]; do
+	if [ $((r % 2)) -eq 1 ]; then
+		round "$r" -n true "$true" -n sandbox "$sandbox" \
+			-n sandbox-fork "$sandbox_fork" -n bwrap "$bw"
+	else
+		round "$r" -n bwrap "$bw" -n sandbox-fork "$sandbox_fork" \
+			-n sandbox "$sandbox" -n true "$true"
+	fi
+	r=$((r + 1))
+done
 
 rss() {
 	# shellcheck disable=SC2086 # the command is words
@@ -131,23 +148,43 @@ rss() {
 		sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p'
 }
 
-awk -v t="$t_true" -v s="$t_sbx" -v f="$t_fork" -v b="$t_bw" \
-    -v rt="$(rss "$true")" -v rs="$(rss "$sandbox")" \
+# The per-round table, then the medians over the rounds.
+awk -v rt="$(rss "$true")" -v rs="$(rss "$sandbox")" \
     -v rf="$(rss "$sandbox_fork")" -v rb="$(rss "$bw")" '
 function ms(x) { return sprintf("%7.3f ms", x * 1000) }
 function verdict(ok) { return ok ? "met" : "MISSED" }
-BEGIN {
-	printf "  %-14s %s  %8s  %11s  %9s\n", "command", "median    ", "x true", "- true", "peak RSS"
-	printf "  %-14s %s  %7.2fx  %11s  %6d KiB\n", "true", ms(t), 1, "", rt
-	printf "  %-14s %s  %7.2fx  %+8.3f ms  %6d KiB\n", "sandbox", ms(s), s / t, (s - t) * 1000, rs
-	printf "  %-14s %s  %7.2fx  %+8.3f ms  %6d KiB\n", "sandbox-fork", ms(f), f / t, (f - t) * 1000, rf
-	printf "  %-14s %s  %7.2fx  %+8.3f ms  %6d KiB\n", "bwrap", ms(b), b / t, (b - t) * 1000, rb
+function median(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+		}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{ m[$1, $2] = $3; if ($1 > n) n = $1 }
+END {
+	print "  round medians     true   sandbox  sandbox-fork     bwrap"
+	for (r = 1; r <= n; r++) {
+		printf "  %5d        %s %s %s %s\n", r, ms(m[r, "true"]),
+		    ms(m[r, "sandbox"]), ms(m[r, "sandbox-fork"]), ms(m[r, "bwrap"])
+		t[r] = m[r, "true"]; s[r] = m[r, "sandbox"]
+		f[r] = m[r, "sandbox-fork"]; b[r] = m[r, "bwrap"]
+		st[r] = s[r] / t[r]; sb[r] = s[r] / b[r]
+		ft[r] = f[r] / t[r]; fb[r] = f[r] / b[r]
+		sd[r] = s[r] - t[r]; fd[r] = f[r] - t[r]; bd[r] = b[r] - t[r]
+	}
+	T = median(t, n); S = median(s, n); F = median(f, n); B = median(b, n)
 	print ""
-	printf "  sandbox / true:       %5.2fx  (target <= 1.60x: %s)\n", s / t, verdict(s / t <= 1.6)
-	printf "  sandbox / bwrap:      %5.1f%%  (target <= 40%%: %s)\n", 100 * s / b, verdict(s / b <= 0.4)
-	printf "  sandbox-fork / true:  %5.2fx\n", f / t
-	printf "  sandbox-fork / bwrap: %5.1f%%\n", 100 * f / b
-}'
-say ""
-say "hyperfine's own summary:"
-sed 's/^/  /' "$scratch/h.txt"
+	printf "  %-14s %s  %8s  %11s  %9s\n", "command", "median    ", "x true", "- true", "peak RSS"
+	printf "  %-14s %s  %7.2fx  %11s  %6d KiB\n", "true", ms(T), 1, "", rt
+	printf "  %-14s %s  %7.2fx  %+8.3f ms  %6d KiB\n", "sandbox", ms(S), median(st, n), median(sd, n) * 1000, rs
+	printf "  %-14s %s  %7.2fx  %+8.3f ms  %6d KiB\n", "sandbox-fork", ms(F), median(ft, n), median(fd, n) * 1000, rf
+	printf "  %-14s %s  %7.2fx  %+8.3f ms  %6d KiB\n", "bwrap", ms(B), B / T, median(bd, n) * 1000, rb
+	print ""
+	x = median(st, n); y = median(sb, n)
+	printf "  sandbox / true:       %5.2fx  (target <= 1.60x: %s)\n", x, verdict(x <= 1.6)
+	printf "  sandbox / bwrap:      %5.1f%%  (target <= 40%%: %s)\n", 100 * y, verdict(y <= 0.4)
+	printf "  sandbox-fork / true:  %5.2fx\n", median(ft, n)
+	printf "  sandbox-fork / bwrap: %5.1f%%\n", 100 * median(fb, n)
+	print "  (medians over the rounds of each round'"'"'s median or ratio)"
+}' "$scratch/medians"
+say "  load after: $(cut -d' ' -f1-3 /proc/loadavg)"
