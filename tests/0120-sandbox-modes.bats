@@ -115,6 +115,25 @@ abi_matrix() {
 	abi_matrix 7
 }
 
+@test "the ABI 7 log flags magus carries are the running kernel's" {
+	need_abi 7
+	# LANDLOCK_RESTRICT_SELF_LOG_SAME_EXEC_OFF, _NEW_EXEC_ON,
+	# _SUBDOMAINS_OFF: 1, 2, 4 in landlock-uapi.h.  The kernel takes
+	# them, and refuses a bit it does not know (so a wrong value in
+	# the header could not pass unnoticed).
+	for flag in 1 2 4; do
+		run "$PROBE_BIN" restrict-flags "$flag"
+		assert_output ok
+	done
+	run "$PROBE_BIN" restrict-flags 128
+	assert_output EINVAL
+	# The helper applies LOG_NEW_EXEC_ON at ABI 7 and nothing below.
+	run --separate-stderr sbx --mode required --print-policy -- true
+	assert_line --regexp '^log +.*log_new_exec_on'
+	[ "$(grep -c 'LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON (1U << 1)' \
+		"$MAGUS_SRC_DIR/lib/landlock-uapi.h")" -eq 1 ]
+}
+
 @test "the kernel's own ABI is used, capped at 7" {
 	need_abi 1
 	run --separate-stderr sbx --mode required --print-policy -- true
@@ -267,6 +286,11 @@ abi_matrix() {
 	dir=$(cat "$WS/tmpdir")
 	[ -d "$dir" ]
 	[[ "$(cat /proc/$pid/comm)" == magus-sandbox* ]]
+	# The waiting process is outside Landlock (to remove the temp dir
+	# from the shared /tmp) but holds no privilege either.
+	grep -qE '^NoNewPrivs:[[:space:]]+1$' /proc/$pid/status
+	grep -qE '^CapEff:[[:space:]]+0+$' /proc/$pid/status
+	grep -qE '^CapPrm:[[:space:]]+0+$' /proc/$pid/status
 	kill -TERM "$pid"
 	status=0
 	wait "$pid" || status=$?

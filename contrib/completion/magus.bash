@@ -41,6 +41,15 @@ _magus()
 		awk '/^verbs:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')" -- "$cur")) ;;
 	explain) COMPREPLY=($(compgen -W "$(magus explain 2>/dev/null | awk '{ print $1 }')" -- "$cur")) ;;
 	config) COMPREPLY=($(compgen -W 'list' -- "$cur")) ;;
+	run) [[ $prev == run ]] && COMPREPLY=($(compgen -W "$(magus config list 2>/dev/null |
+		sed -n 's/^[^	]*	targets\.\(.*\)\.run=.*/\1/p' | sort -u)" -- "$cur")) ;;
+	queue)
+		if [[ $prev == queue ]]; then
+			COMPREPLY=($(compgen -W 'gate' -- "$cur"))
+		elif [[ $prev == gate && $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--sandbox=best-effort --sandbox=required --' -- "$cur"))
+		fi
+		;;
 	esac
 } &&
 	complete -F _magus magus

@@ -251,11 +251,17 @@ verify(struct strbuf *why)
 }
 
 int
-confine_self(const struct policy *p, int ruleset_fd, struct strbuf *why)
+confine_privileges(struct strbuf *why)
 {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return fail(why, "cannot set no_new_privs", NULL);
-	if (drop_capabilities(why) < 0)
+	return drop_capabilities(why);
+}
+
+int
+confine_self(const struct policy *p, int ruleset_fd, struct strbuf *why)
+{
+	if (confine_privileges(why) < 0)
 		return -1;
 	if (deny_terminal_injection(why) < 0)
 		return -1;

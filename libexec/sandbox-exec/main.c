@@ -6,7 +6,7 @@
  * its only child and cleans up after it.  main() is the checklist, in
  * the order the steps happen; each step refuses with its code and
  * nothing runs.  Every input comes from argv and the environment; no
- * configuration file is read (sandbox-exec(1) lists them all).
+ * configuration file is read (magus-sandbox-exec(1) lists them all).
  */
 #include "compat.h"
 
@@ -379,17 +379,24 @@ confine_child(void *arg)
 /*
  * Run the command as our child, which confines itself before its exec,
  * forward signals to it (proc.h's rules), and remove the private temp
- * dir once it is done.  This process stays unconfined: the temp dir lives
- * in the shared /tmp, which the sandbox grants nothing in, so only an
- * unconfined process can remove it.  It runs nothing else.
+ * dir once it is done.  This process keeps out of Landlock: the temp dir
+ * lives in the shared /tmp, where the sandbox grants nothing, so only a
+ * process outside it can remove the directory.  It does give up its
+ * privileges first, so that removing what the child left can never
+ * delete more than the child itself could.
  */
 static int
 run_and_clean(struct policy *p, int ruleset)
 {
+	struct strbuf why = STRBUF_INIT;
 	struct child c = { p, ruleset };
 	struct run_opts opts = { confine_child, &c, NULL, NULL };
 	int status, err = 0;
 
+	if (confine_privileges(&why) < 0) {
+		remove_tree(p->tmp);
+		die_mgs(2015, NULL, "%s; nothing ran", why.buf);
+	}
 	opts.exec_errno = &err;
 	status = run_child(p->exe, p->command, p->env.v, &opts);
 	if (status < 0) {

@@ -114,7 +114,11 @@ bool env_pattern_match(const char *pattern, const char *name);
 /* Build the Landlock ruleset for p's grants at p's ABI.  Returns the
  * ruleset fd (close-on-exec), or -1 with the failed step in `why`. */
 int confine_build_ruleset(const struct policy *p, struct strbuf *why);
-/* Set no_new_privs, drop every capability, restrict this process with
+/* Set no_new_privs and drop every capability: returns 0, or -1 with the
+ * failed step in `why`. */
+int confine_privileges(struct strbuf *why);
+/* confine_privileges(), refuse the terminal requests that inject input
+ * (seccomp), restrict this process with
  * `ruleset_fd` (when >= 0, and close it) and check that each step took.
  * Returns 0, or -1 with the failed step in `why`: the caller must then
  * not run the command. */

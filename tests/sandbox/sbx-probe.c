@@ -19,6 +19,9 @@
  *	sbx-probe unix-listen NAME SECONDS	listen on abstract @NAME
  *	sbx-probe unix-connect NAME		connect to abstract @NAME
  *	sbx-probe signal PID			kill(PID, 0)
+ *	sbx-probe restrict-flags FLAGS		landlock_restrict_self() with
+ *						FLAGS on a ruleset that handles
+ *						nothing but make_block
  *	sbx-probe fail NR[@ARG2][,...] ERRNO -- CMD...
  *						run CMD where the system calls
  *						numbered NR (with that third
@@ -39,6 +42,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -251,6 +255,17 @@ main(int argc, char **argv)
 		if (fd < 0 || abstract_addr(&un, argv[2], &len) < 0)
 			return result(-1);
 		return result(connect(fd, (struct sockaddr *)&un, len));
+	}
+	if (!strcmp(cmd, "restrict-flags") && argc == 3) {
+		/* Handle a right nothing here uses, so being confined by it
+		 * changes nothing for this short-lived process. */
+		uint64_t attr[3] = { 1ULL << 11, 0, 0 };
+
+		fd = (int)syscall(444, attr, sizeof(uint64_t), 0U);
+		if (fd < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			return result(-1);
+		return result((int)syscall(446, fd,
+		    (unsigned)strtoul(argv[2], NULL, 0)));
 	}
 	if (!strcmp(cmd, "signal") && argc == 3)
 		return result(kill((pid_t)atol(argv[2]), 0));
