@@ -83,7 +83,7 @@ policy_resolve(const char *path, int flags, char **real, struct stat *st)
 	fd = open(path, O_PATH | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, st) < 0)
+	if (st && fstat(fd, st) < 0)
 		goto fail;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, buf, sizeof(buf));
@@ -101,19 +101,25 @@ fail:
 	return -1;
 }
 
-/* Grant `path` when it exists on this host. */
+/*
+ * Grant `path` when it exists on this host.  A path expected to be a
+ * directory is opened O_DIRECTORY (and not granted when it is not one),
+ * which spares an fstat per rule at every start.
+ */
 static void
 grant_if_present(struct policy *p, const char *path, uint64_t access,
-    const char *what)
+    const char *what, bool dir)
 {
 	struct stat st;
 	char *real;
-	int fd = policy_resolve(path, 0, &real, &st);
+	int fd = policy_resolve(path, dir ? O_DIRECTORY : 0, &real,
+	    dir ? NULL : &st);
 
 	if (fd < 0)
 		return;
 	grant_push(&p->grants, &p->ngrants, &p->grants_alloc, real, fd,
-	    access, what, !S_ISDIR(st.st_mode));
+	    access, what, !dir && !S_ISDIR(st.st_mode));
+	p->grants[p->ngrants - 1].asked = path;
 }
 
 /* $HOME's real path, or NULL when it is unset, relative or missing. */
@@ -146,10 +152,9 @@ too_broad(const char *real, const char *home)
 static void
 check_root(struct policy *p, const char *home)
 {
-	struct stat st;
 	const char *why;
 
-	p->root_fd = policy_resolve(p->root_arg, O_DIRECTORY, &p->root, &st);
+	p->root_fd = policy_resolve(p->root_arg, O_DIRECTORY, &p->root, NULL);
 	if (p->root_fd < 0) {
 		diag(1012, NULL, "--root '%s' is not a directory: %s",
 		    p->root_arg, strerror(errno));
@@ -313,8 +318,13 @@ grant_libs(struct policy *p)
 			strvec_pushf(&names, "/%s", e->d_name);
 	closedir(d);
 	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
-	for (i = 0; i < names.n; i++)
-		grant_if_present(p, names.v[i], RIGHTS_RX, "system");
+	for (i = 0; i < names.n; i++) {
+		size_t n = p->ngrants;
+
+		grant_if_present(p, names.v[i], RIGHTS_RX, "system", true);
+		if (p->ngrants > n)
+			p->grants[n].asked = NULL; /* freed below */
+	}
 	strvec_clear(&names);
 }
 
@@ -348,9 +358,36 @@ grant_terminal(struct policy *p)
 	char name[256];
 	int fd;
 
-	for (fd = 0; fd <= 2; fd++)
+	for (fd = 0; fd <= 2; fd++) {
+		size_t n = p->ngrants;
+
 		if (isatty(fd) && ttyname_r(fd, name, sizeof(name)) == 0)
-			grant_if_present(p, name, TERMINAL, "terminal");
+			grant_if_present(p, name, TERMINAL, "terminal", false);
+		if (p->ngrants > n)
+			p->grants[n].asked = NULL; /* `name` is ours */
+	}
+}
+
+/*
+ * True when `path`, as written, names a directory a rule already grants
+ * `access` to: it is that rule's real path, or the very string that rule
+ * was resolved from (PATH=/usr/bin:/bin after /bin gave /usr/bin).  It
+ * need not be opened again.
+ */
+static bool
+already_granted(const struct policy *p, const char *path, uint64_t access)
+{
+	size_t i;
+
+	for (i = 0; i < p->ngrants; i++) {
+		const struct grant *g = &p->grants[i];
+
+		if (!g->file && (g->access & access) == access &&
+		    (!strcmp(path, g->path) || (g->asked &&
+		    !strcmp(path, g->asked))))
+			return true;
+	}
+	return false;
 }
 
 /* Each directory on the child's PATH, read and exec, unless it would
@@ -365,7 +402,6 @@ grant_path_dirs(struct policy *p, const char *home)
 		return;
 	copy = xstrdup(path);
 	for (s = copy; (dir = strsep(&s, ":"));) {
-		struct stat st;
 		const char *why;
 		char *real;
 		int fd;
@@ -375,7 +411,9 @@ grant_path_dirs(struct policy *p, const char *home)
 			    "relative", dir);
 			continue;
 		}
-		fd = policy_resolve(dir, O_DIRECTORY, &real, &st);
+		if (already_granted(p, dir, RIGHTS_RX))
+			continue;
+		fd = policy_resolve(dir, O_DIRECTORY, &real, NULL);
 		if (fd < 0)
 			continue;
 		why = too_broad(real, home);
@@ -401,17 +439,17 @@ policy_resolve_grants(struct policy *p)
 	grant_push(&p->grants, &p->ngrants, &p->grants_alloc,
 	    xstrdup(p->root), p->root_fd, RIGHTS_RWX, "workspace", false);
 	p->root_fd = -1; /* the grant holds it now */
-	grant_if_present(p, "/usr", RIGHTS_RX, "system");
-	grant_if_present(p, "/bin", RIGHTS_RX, "system");
-	grant_if_present(p, "/sbin", RIGHTS_RX, "system");
+	grant_if_present(p, "/usr", RIGHTS_RX, "system", true);
+	grant_if_present(p, "/bin", RIGHTS_RX, "system", true);
+	grant_if_present(p, "/sbin", RIGHTS_RX, "system", true);
 	grant_libs(p);
-	grant_if_present(p, "/etc", RIGHTS_RX, "system");
+	grant_if_present(p, "/etc", RIGHTS_RX, "system", true);
 	grant_resolv_conf(p);
-	grant_if_present(p, "/proc", RIGHTS_RO, "system");
-	grant_if_present(p, "/sys", RIGHTS_RO, "system");
+	grant_if_present(p, "/proc", RIGHTS_RO, "system", true);
+	grant_if_present(p, "/sys", RIGHTS_RO, "system", true);
 	for (i = 0; i < ARRAY_SIZE(devices); i++)
 		grant_if_present(p, devices[i].path, devices[i].access,
-		    "device");
+		    "device", false);
 	grant_terminal(p);
 	grant_path_dirs(p, home);
 	for (i = 0; i < p->nallowed; i++) {

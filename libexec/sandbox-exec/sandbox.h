@@ -27,6 +27,7 @@ struct grant {
 	uint64_t access;  /* the rights wanted, before an ABI masks them */
 	const char *what; /* why: "workspace", "private temp", "system", ... */
 	const char *given; /* an --allow entry as written, else NULL */
+	const char *asked; /* a built-in path as written (static), or NULL */
 	bool file;	  /* not a directory: file rights only */
 };
 
@@ -76,7 +77,8 @@ void policy_release(struct policy *p);
  * Open `path` O_PATH with `flags` added (following symlinks: this is the
  * one resolution), and read its real path back from /proc/self/fd, or
  * ask realpath(3) where /proc is not mounted.  Returns the descriptor
- * (close-on-exec) and sets *real and *st, or -1 with errno set.
+ * (close-on-exec) and sets *real and, when not NULL, *st; or -1 with
+ * errno set.
  */
 int policy_resolve(const char *path, int flags, char **real, struct stat *st);
 /* Check --root, --tmp and every --allow entry; exit 2 naming the first
