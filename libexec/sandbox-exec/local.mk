@@ -18,8 +18,11 @@ dist_man_MANS += man/magus-sandbox-exec.1
 # Its tests: the suites (the policy, the environment, the modes at every
 # ABI, the errno paths, the build, magus run, magus queue gate), and a
 # probe making one system call at a time.
-check_PROGRAMS += tests/sandbox/sbx-probe
+check_PROGRAMS += tests/sandbox/sbx-probe tests/unit/test-sandbox
 tests_sandbox_sbx_probe_SOURCES = tests/sandbox/sbx-probe.c
+tests_unit_test_sandbox_SOURCES = tests/unit/test-sandbox.c tests/unit/tap.h
+tests_unit_test_sandbox_LDADD = lib/libmagus.a
+TESTS += tests/unit/test-sandbox
 SANDBOX_TESTS = \
 	tests/0100-sandbox-policy.bats \
 	tests/0110-sandbox-env.bats \
