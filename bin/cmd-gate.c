@@ -34,7 +34,7 @@ static const char gate_usage[] =
 static void
 devnull(int to)
 {
-	int fd = open("/dev/null", to ? O_WRONLY : O_RDONLY);
+	int fd = open("/dev/null", (to ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
 
 	if (fd >= 0 && fd != to) {
 		dup2(fd, to);

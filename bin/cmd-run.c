@@ -149,7 +149,7 @@ cmd_run(struct front *f, int argc, char **argv)
 	if (!t)
 		unknown_target(&f->cfg, name);
 
-	order = xcalloc(f->cfg.ntargets, sizeof(*order));
+	order = xcalloc(f->cfg.ntargets, sizeof(const struct cfg_target *));
 	plan(&f->cfg, t, order, &n);
 	front_export_env(f);
 	for (k = 0; k < n; k++) {

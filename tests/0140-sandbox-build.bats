@@ -82,3 +82,15 @@ uses_libcap() {
 	assert_success
 	[ "$output" = "$unconfined" ]
 }
+
+@test "TIOCSTI is refused by its low 32 bits: high bits set do not slip past the filter" {
+	skip_unless "script(1) (Debian bsdutils) is not installed" command -v script
+	# Unconfined, the kernel takes the request with the high bits set.
+	run script -qec "$PROBE_BIN tiocsti-high" /dev/null
+	[[ "$output" == *ok* ]]
+	run script -qec "env -i PATH=$SBX_PATH HOME=$HOME $SBX --root $WS --mode required --tmp $TMPD -- $WS/probe tiocsti-high" /dev/null
+	[[ "$output" == *EPERM* ]]
+	# Without Landlock as well: the filter is part of every confining mode.
+	run script -qec "env -i PATH=$SBX_PATH HOME=$HOME MAGUS_LANDLOCK_ABI_MAX=0 $SBX --root $WS --mode best-effort --tmp $TMPD -- $WS/probe tiocsti-high" /dev/null
+	[[ "$output" == *EPERM* ]]
+}

@@ -93,11 +93,11 @@ confine_build_ruleset(const struct policy *p, struct strbuf *why)
  * (whose selection paste does the same on a console), with EPERM.
  *
  * Written by hand rather than with libseccomp: it is thirteen
- * instructions, and costs nothing at start-up.  ioctl's request is an unsigned int,
- * so only the argument's low 32 bits are compared: a caller setting the
- * high bits (CVE-2019-10063, flatpak's) still matches.  The kernel's
- * other ways in to ioctl are covered too: x32 and i386 on x86_64, AArch32
- * on arm64.
+ * instructions, and costs nothing at start-up.  ioctl's request is an
+ * unsigned int, so only the argument's low 32 bits are compared: a
+ * caller setting the high bits (CVE-2019-10063, flatpak's) still
+ * matches.  The kernel's other ways in to ioctl are covered too: x32 and
+ * i386 on x86_64, AArch32 on arm64.
  */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ARG1_LO offsetof(struct seccomp_data, args[1])
@@ -147,7 +147,8 @@ deny_terminal_injection(struct strbuf *why)
 		/* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_COMPAT, 0, 6),
 		/* 6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, nr)),
-		/* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_IOCTL_COMPAT, 0, 4),
+		/* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_IOCTL_COMPAT,
+		    0, 4),
 		/* 8: an ioctl; which request? */
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG1_LO),
 		/* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 1, 0),
@@ -191,8 +192,8 @@ drop_capabilities(struct strbuf *why)
 		return fail(why, "cannot read this process's capabilities",
 		    NULL);
 	if (cap_has(caps, CAP_SETPCAP, CAP_PERMITTED)) {
-		if (cap_set_flag(caps, CAP_EFFECTIVE, 1, &setpcap, CAP_SET) < 0 ||
-		    cap_set_proc(caps) < 0)
+		if (cap_set_flag(caps, CAP_EFFECTIVE, 1, &setpcap,
+		    CAP_SET) < 0 || cap_set_proc(caps) < 0)
 			r = fail(why, "cannot raise CAP_SETPCAP to drop the "
 			    "bounding set", NULL);
 		for (c = 0; !r && c < (cap_value_t)cap_max_bits(); c++)

@@ -6,19 +6,24 @@
  * kernel answered, with no shell tool in between that might fall back to
  * another way (mv copying when rename fails, say).
  *
- *	sbx-probe abi				the kernel's Landlock ABI, 0 for none
+ *	sbx-probe abi				the kernel's Landlock ABI, or 0
  *	sbx-probe read PATH			open O_RDONLY and read a byte
  *	sbx-probe write PATH			open O_WRONLY|O_CREAT|O_APPEND
  *	sbx-probe truncate PATH			truncate(2) to 0 bytes
  *	sbx-probe rename FROM TO		rename(2)
  *	sbx-probe link FROM TO			link(2)
  *	sbx-probe ioctl-dev PATH		open, then ioctl(TCGETS)
- *	sbx-probe tcp-listen PORTFILE SECONDS	listen on 127.0.0.1, write the port
+ *	sbx-probe tcp-listen PORTFILE SECONDS	listen on 127.0.0.1, write the
+ *						port to PORTFILE
  *	sbx-probe tcp-connect PORT		connect to 127.0.0.1:PORT
  *	sbx-probe tcp-bind			bind 127.0.0.1:0
  *	sbx-probe unix-listen NAME SECONDS	listen on abstract @NAME
  *	sbx-probe unix-connect NAME		connect to abstract @NAME
  *	sbx-probe signal PID			kill(PID, 0)
+ *	sbx-probe tiocsti-high			push '#' into the terminal on
+ *						stdin with TIOCSTI, its request
+ *						given with high bits set (the
+ *						kernel ignores them)
  *	sbx-probe restrict-flags FLAGS		landlock_restrict_self() with
  *						FLAGS on a ruleset that handles
  *						nothing but make_block
@@ -157,8 +162,8 @@ fail_syscalls(const char *list, int err)
 		if (has_val[i]) {
 			f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W |
 			    BPF_ABS, ARG2_LO);
-			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
-			    BPF_K, vals[i], 0, 1);
+			f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP |
+			    BPF_JEQ | BPF_K, vals[i], 0, 1);
 		}
 		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
 		    SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA));
@@ -217,7 +222,8 @@ main(int argc, char **argv)
 
 		fd = loopback(&in, 0);
 		len = sizeof(in);
-		if (fd < 0 || bind(fd, (struct sockaddr *)&in, sizeof(in)) < 0 ||
+		if (fd < 0 ||
+		    bind(fd, (struct sockaddr *)&in, sizeof(in)) < 0 ||
 		    listen(fd, 8) < 0 ||
 		    getsockname(fd, (struct sockaddr *)&in, &len) < 0)
 			return result(-1);
@@ -266,6 +272,12 @@ main(int argc, char **argv)
 			return result(-1);
 		return result((int)syscall(446, fd,
 		    (unsigned)strtoul(argv[2], NULL, 0)));
+	}
+	if (!strcmp(cmd, "tiocsti-high") && argc == 2) {
+		char hash = '#';
+
+		return result((int)syscall(SYS_ioctl, 0,
+		    (unsigned long)TIOCSTI | 0xabcd00000000UL, &hash));
 	}
 	if (!strcmp(cmd, "signal") && argc == 3)
 		return result(kill((pid_t)atol(argv[2]), 0));
