@@ -21,16 +21,26 @@ struct landlock_facts {
 	int found;	/* ABI from the kernel, -1 when none */
 	int err;	/* errno of the probe when none */
 	int used;	/* the ABI magus uses */
-	struct strbuf missing;
+	int limit;	/* MAGUS_LANDLOCK_ABI_MAX, -1 when unset */
+	const char *bad_knob; /* a knob value that is not an ABI number */
+	struct strbuf missing; /* as magus-sandbox-exec --print-policy says */
 };
 
 static void
 probe(struct landlock_facts *ll)
 {
-	ll->found = landlock_probe_abi(&ll->err);
-	ll->used = landlock_abi_used(ll->found);
+	const char *knob = getenv("MAGUS_LANDLOCK_ABI_MAX");
+	struct landlock_abi a;
+
+	ll->bad_knob = landlock_abi_get(&a, knob) < 0 ? knob : NULL;
+	ll->found = a.found;
+	ll->err = a.err;
+	ll->used = a.used;
+	ll->limit = a.limit;
 	strbuf_init(&ll->missing, 0);
-	landlock_missing_features(ll->used, &ll->missing);
+	if (ll->used > 0)
+		landlock_features_text(landlock_missing(ll->used,
+		    LANDLOCK_FEAT_RIGHTS), &ll->missing);
 }
 
 /* What each sandbox mode would do on this host, one sentence each. */
@@ -47,7 +57,7 @@ mode_outcome(const struct landlock_facts *ll, enum sandbox_mode m,
 		if (ll->used < 1)
 			strbuf_addstr(out, "no Landlock: environment allowlist "
 			    "and exec check only (MGS2005)");
-		else if (ll->missing.len)
+		else if (strcmp(ll->missing.buf, "nothing"))
 			strbuf_addf(out, "Landlock ABI %d; not enforced: %s",
 			    ll->used, ll->missing.buf);
 		else
@@ -55,13 +65,18 @@ mode_outcome(const struct landlock_facts *ll, enum sandbox_mode m,
 			    "knows enforced", ll->used);
 		break;
 	case SANDBOX_REQUIRED:
-		if (ll->used >= 3)
-			strbuf_addf(out, "runs confined at Landlock ABI %d",
-			    ll->used);
+		if (ll->used >= MAGUS_LANDLOCK_ABI_REQUIRED)
+			strbuf_addf(out, "runs confined at Landlock ABI %d%s",
+			    ll->used, ll->used < 4 ? "; refuses --network "
+			    "none (MGS2012: tcp needs ABI 4)" : "");
+		else if (ll->used)
+			strbuf_addf(out, "refuses to run (MGS2012): needs "
+			    "Landlock ABI %d, uses ABI %d",
+			    MAGUS_LANDLOCK_ABI_REQUIRED, ll->used);
 		else
 			strbuf_addf(out, "refuses to run (MGS2012): needs "
-			    "Landlock ABI 3, found %s", ll->used ? "less" :
-			    "none");
+			    "Landlock ABI %d, has none",
+			    MAGUS_LANDLOCK_ABI_REQUIRED);
 		break;
 	default:
 		break;
@@ -100,14 +115,19 @@ doctor_text(struct front *f, const struct landlock_facts *ll)
 		    file_state(c->user_file, c->user_file_read));
 	if (ll->found > 0)
 		printf("landlock:       ABI %d found, ABI %d used%s\n",
-		    ll->found, ll->used, ll->found > ll->used ?
+		    ll->found, ll->used, ll->limit >= 0 && ll->limit <
+		    landlock_abi_used(ll->found) ? " (lowered by "
+		    "MAGUS_LANDLOCK_ABI_MAX)" : ll->found > ll->used ?
 		    " (the newest magus knows)" : "");
 	else
 		printf("landlock:       none (%s)\n  hint: %s\n",
 		    strerror(ll->err), landlock_errno_hint(ll->err));
+	if (ll->bad_knob)
+		printf("  MAGUS_LANDLOCK_ABI_MAX='%s' is not an ABI number "
+		    "from 0 to %d: magus-sandbox-exec refuses it\n",
+		    ll->bad_knob, MAGUS_LANDLOCK_ABI_MAX);
 	if (ll->used > 0)
-		printf("  not enforced: %s\n", ll->missing.len ?
-		    ll->missing.buf : "nothing (every right magus knows)");
+		printf("  not enforced: %s\n", ll->missing.buf);
 	printf("sandbox modes on this host:\n");
 	for (m = SANDBOX_OFF; m <= SANDBOX_REQUIRED; m++) {
 		strbuf_reset(&sb);
@@ -158,6 +178,11 @@ doctor_json(struct front *f, const struct landlock_facts *ll)
 	json_object_begin(&j);
 	json_kv_int(&j, "abi_found", ll->found > 0 ? ll->found : 0);
 	json_kv_int(&j, "abi_used", ll->used);
+	json_key(&j, "abi_limit");
+	if (ll->limit >= 0)
+		json_int(&j, ll->limit);
+	else
+		json_null(&j);
 	if (ll->found < 1)
 		json_kv_str(&j, "error", strerror(ll->err));
 	json_kv_str(&j, "not_enforced", ll->missing.buf);

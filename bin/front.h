@@ -60,11 +60,28 @@ void front_export_env(struct front *f);
 /* Run a helper with argv (argv[0] ignored) and return its exit status. */
 int front_run_helper(const char *name, char **argv);
 
+/*
+ * One command to run through magus-sandbox-exec (bin/sandboxed.c), in a
+ * private temp dir made for it and removed afterwards.  Returns the
+ * command's exit status (the helper's refusals included).
+ */
+struct sandboxed {
+	const char *root;		 /* the sandbox root */
+	const char *cwd;		 /* where the command starts */
+	enum sandbox_mode mode;
+	const struct cfg_sandbox *base;	 /* allow, passthrough, network */
+	const struct cfg_sandbox *extra; /* a target's own, or NULL */
+	char *const *argv;
+};
+int front_run_sandboxed(struct front *f, const struct sandboxed *s);
+
 int cmd_help(struct front *f, int argc, char **argv);
 int cmd_explain(struct front *f, int argc, char **argv);
 int cmd_doctor(struct front *f, int argc, char **argv);
 int cmd_config(struct front *f, int argc, char **argv);
 int cmd_self(struct front *f, int argc, char **argv);
+int cmd_run(struct front *f, int argc, char **argv);
+int cmd_queue(struct front *f, int argc, char **argv);
 
 void print_front_usage(FILE *out);
 

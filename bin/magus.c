@@ -33,6 +33,11 @@ static const struct verb verbs[] = {
 	    "print each resolved setting and where it came from", true },
 	{ "env", cmd_config, NULL, "env",
 	    "the same as 'config list'", true },
+	{ "run", cmd_run, NULL, "run TARGET [-- ARG...]",
+	    "run a target of magus.yaml, its deps first, in the sandbox",
+	    true },
+	{ "queue", cmd_queue, NULL, "queue gate [--sandbox=MODE] -- COMMAND...",
+	    "run COMMAND in the sandbox on a copy of HEAD", true },
 	{ "self", cmd_self, NULL, "self fetch OS/ARCH",
 	    "fetch and verify this version's release for a platform", true },
 	{ NULL, NULL, NULL, NULL, NULL, false },
@@ -76,7 +81,11 @@ print_front_usage(FILE *out)
 	    "       magus --version | --help | --exec-path[=DIR]\n\n"
 	    "verbs:\n", out);
 	for (v = verbs; v->name; v++)
-		fprintf(out, "  %-20s %s\n", v->synopsis, v->summary);
+		if (strlen(v->synopsis) > 20)
+			fprintf(out, "  %s\n  %-20s %s\n", v->synopsis, "",
+			    v->summary);
+		else
+			fprintf(out, "  %-20s %s\n", v->synopsis, v->summary);
 	fputs("\n'magus help VERB' shows one verb; 'magus explain MGSnnnn' "
 	    "explains a diagnostic.\n", out);
 }

@@ -4,7 +4,7 @@ noinst_LIBRARIES += lib/libmagus.a
 lib_libmagus_a_SOURCES = \
 	lib/banned.h lib/compat.h \
 	lib/blake2b.c lib/blake2b.h \
-	lib/config.c lib/config.h \
+	lib/config.c lib/config-words.c lib/config.h \
 	lib/diag.c lib/diag.h lib/mgs.def \
 	lib/digest.c lib/digest.h \
 	lib/dirutil.c lib/dirutil.h \
@@ -21,6 +21,7 @@ lib_libmagus_a_SOURCES = \
 	lib/strbuf.c lib/strbuf.h \
 	lib/strutil.c lib/strutil.h \
 	lib/strvec.c lib/strvec.h \
+	lib/tmpdir.c lib/tmpdir.h \
 	lib/xalloc.c lib/xalloc.h
 
 # libmagus-engine: the Engine API client.  Its own archive, because it

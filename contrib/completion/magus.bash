@@ -47,6 +47,15 @@ _magus()
 		elif [[ $prev == fetch ]]; then
 			COMPREPLY=($(compgen -W 'linux/amd64 linux/arm64' -- "$cur"))
 		fi ;;
+	run) [[ $prev == run ]] && COMPREPLY=($(compgen -W "$(magus config list 2>/dev/null |
+		sed -n 's/^[^	]*	targets\.\(.*\)\.run=.*/\1/p' | sort -u)" -- "$cur")) ;;
+	queue)
+		if [[ $prev == queue ]]; then
+			COMPREPLY=($(compgen -W 'gate' -- "$cur"))
+		elif [[ $prev == gate && $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--sandbox=best-effort --sandbox=required --' -- "$cur"))
+		fi
+		;;
 	esac
 } &&
 	complete -F _magus magus

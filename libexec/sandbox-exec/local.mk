@@ -1,0 +1,36 @@
+# magus-sandbox-exec: Landlock, the environment allowlist, no_new_privs
+# and the capability drop, then exec.  The only program linking libcap;
+# it reads no configuration, so it links no libyaml either.  Included
+# from the top Makefile.am after tests/local.mk (its suites are listed
+# here).
+pkglibexec_PROGRAMS += libexec/sandbox-exec/magus-sandbox-exec
+libexec_sandbox_exec_magus_sandbox_exec_SOURCES = \
+	libexec/sandbox-exec/main.c libexec/sandbox-exec/sandbox.h \
+	libexec/sandbox-exec/policy.c libexec/sandbox-exec/env.c \
+	libexec/sandbox-exec/confine.c libexec/sandbox-exec/print.c
+libexec_sandbox_exec_magus_sandbox_exec_CFLAGS = $(AM_CFLAGS) $(CAP_CFLAGS)
+libexec_sandbox_exec_magus_sandbox_exec_LDADD = lib/libmagus.a $(CAP_LIBS)
+libexec_sandbox_exec_magus_sandbox_exec_LDFLAGS = $(AM_LDFLAGS) \
+	$(SANDBOX_EXEC_LDFLAGS)
+
+dist_man_MANS += man/magus-sandbox-exec.1
+
+# Its tests: the suites (the policy, the environment, the modes at every
+# ABI, the errno paths, the build, magus run, magus queue gate), and a
+# probe making one system call at a time.
+check_PROGRAMS += tests/sandbox/sbx-probe tests/unit/test-sandbox
+tests_sandbox_sbx_probe_SOURCES = tests/sandbox/sbx-probe.c
+tests_unit_test_sandbox_SOURCES = tests/unit/test-sandbox.c tests/unit/tap.h
+tests_unit_test_sandbox_LDADD = lib/libmagus.a
+TESTS += tests/unit/test-sandbox
+SANDBOX_TESTS = \
+	tests/0100-sandbox-policy.bats \
+	tests/0110-sandbox-env.bats \
+	tests/0120-sandbox-modes.bats \
+	tests/0130-sandbox-errno.bats \
+	tests/0140-sandbox-build.bats \
+	tests/0150-run.bats \
+	tests/0160-queue-gate.bats
+dist_check_SCRIPTS += $(SANDBOX_TESTS)
+TESTS += $(SANDBOX_TESTS)
+EXTRA_DIST += tests/lib/sandbox.bash
