@@ -21,11 +21,13 @@ teardown() { escape_teardown; }
 
 # Run the shell words CMD on a new pseudo-terminal, then read a line from
 # it as the interactive shell would.  script's stdin stays open (and
-# empty) meanwhile, so nothing but CMD puts anything in the input.
+# empty) meanwhile, so nothing but CMD puts anything in the input.  The
+# shell is bash whatever SHELL says (script(1) runs $SHELL, and dash has
+# no read -t: its read would fail and the test could never see a line).
 on_a_terminal() {
 	local cmd=$1
 	cmd+='; read -t 1 line; echo "next command: [$line]"'
-	sleep 2 | script -qec "$cmd" /dev/null | tr -d '\r'
+	sleep 2 | SHELL=/bin/bash script -qec "$cmd" /dev/null | tr -d '\r'
 }
 
 # The errno a process without CAP_SYS_ADMIN gets for TIOCSTI on a
@@ -58,7 +60,7 @@ tiocsti_refusal() {
 	assert_line "next command: []"
 	# An interactive shell runs each command as a process group leader
 	# (job control), where setsid(2) is refused: the same must hold.
-	SHELL=/bin/bash run on_a_terminal "set -m; $cmd"
+	run on_a_terminal "set -m; $cmd"
 	assert_line "$(tiocsti_refusal)"
 	assert_line "next command: []"
 }
