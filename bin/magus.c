@@ -33,6 +33,9 @@ static const struct verb verbs[] = {
 	    "print each resolved setting and where it came from", true },
 	{ "env", cmd_config, NULL, "env",
 	    "the same as 'config list'", true },
+	{ "scip", cmd_scip, NULL, "scip PROJECT|status",
+	    "run a project's SCIP indexer, or report each one's status",
+	    true },
 	{ NULL, NULL, NULL, NULL, NULL, false },
 };
 

@@ -12,6 +12,7 @@ lib_libmagus_a_SOURCES = \
 	lib/landlock.c lib/landlock.h lib/landlock-uapi.h \
 	lib/platform.c lib/platform.h \
 	lib/proc.c lib/proc.h \
+	lib/scip.c lib/scip-status.c lib/scip.h \
 	lib/strbuf.c lib/strbuf.h \
 	lib/strutil.c lib/strutil.h \
 	lib/strvec.c lib/strvec.h \
