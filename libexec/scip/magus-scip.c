@@ -2,7 +2,7 @@
  * magus-scip: run one SCIP indexer from its pinned image on the named
  * container engine, inside the bounds its declaration gives, and
  * install the index it writes only when the run succeeded and the file
- * is a well-formed SCIP index.  Every run that gets as far as the index
+ * is a well-formed SCIP index.  Every run that reaches the index
  * directory leaves a status.json saying what happened (scip.md).
  *
  * The steps, in order:
