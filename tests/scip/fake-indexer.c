@@ -6,6 +6,7 @@
  *	fake-indexer [--output FILE] [--cwd DIR] [--allocate MB] [--exit N]
  *	             [--garbage] [--absolute] [--no-output] [--probe]
  *	             [--probe-write DIR] [--symlink TARGET] [--wait-for FILE]
+ *	             [--linger MS]
  *	             [--environment FILE] [ARG]... [DIR]
  *
  * It reads every file under the project directory (DIR, --cwd, or the
@@ -17,7 +18,9 @@
  * writes absolute document paths, --no-output writes nothing, --symlink
  * leaves a symbolic link to TARGET where the index belongs.  --probe
  * prints what the process sees of its confinement, one "probe: " line
- * each; --probe-write says whether DIR can be written.  Every argument is echoed first ("arg: "), so a test can read
+ * each; --probe-write says whether DIR can be written.  --linger stays
+ * MS milliseconds after the index is written, so that a run over a tiny
+ * project lasts long enough for its cgroup to be read.  Every argument is echoed first ("arg: "), so a test can read
  * the argument vector a built-in declaration produced; unknown options
  * are ignored for the same reason.  Called as scip-go, scip-typescript
  * or scip-python (a link), it takes those tools' output flags.
@@ -376,7 +379,7 @@ main(int argc, char **argv)
 	char cwd[4096], abs[4096];
 	bool garbage = false, absolute = false, no_output = false;
 	bool do_probe = false;
-	long alloc_mb = 0;
+	long alloc_mb = 0, linger_ms = 0;
 	int exit_code = -1, i;
 	struct buf out = { 0 };
 	size_t k;
@@ -403,6 +406,8 @@ main(int argc, char **argv)
 			env = argv[++i];
 		else if (!strcmp(a, "--allocate") && next)
 			alloc_mb = atol(argv[++i]);
+		else if (!strcmp(a, "--linger") && next)
+			linger_ms = atol(argv[++i]);
 		else if (!strcmp(a, "--exit") && next)
 			exit_code = atoi(argv[++i]);
 		else if (!strcmp(a, "--wait-for") && next)
@@ -484,6 +489,12 @@ main(int argc, char **argv)
 	write_all(output, out.p, out.len);
 	printf("fake-indexer: %zu files, %zu bytes read, %zu bytes of index "
 	    "in %s\n", nfiles, total_bytes, out.len, output);
+	if (linger_ms > 0) {
+		struct timespec ts = { linger_ms / 1000,
+			(linger_ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
 	if (exit_code >= 0) {
 		fprintf(stderr, "fake-indexer: exiting %d as asked\n",
 		    exit_code);
