@@ -192,7 +192,7 @@ fake_run() {
 		"XDG_CACHE_HOME='"$w"'/cache", "GOCACHE='"$w"'/go-build",
 		"NODE_OPTIONS=--max-old-space-size=48",
 		"FAKECACHE='"$T"'/gocache"]' "$body"
-	! grep -q canary "$body"
+	if grep -q canary "$body"; then fail "a host variable crossed"; fi
 	jq -e '.Labels["magus.use"] == "scip" and .Labels["magus.workspace"] == "'"$WS"'"' "$body"
 	jq -e '.User == "'"$(id -u):$(id -g)"'"' "$body"
 	# Attach and wait before start; inspect; delete last.

@@ -541,7 +541,7 @@ engine_failed(void)
 	enum scip_state state = SCIP_STATE_FAILED;
 	struct strbuf fix = STRBUF_INIT;
 	char *msg = xstrdup(err->msg.buf), *hint = xstrdup(err->hint.buf);
-	int code = err->mgs ? err->mgs : 3006;
+	int code = err->mgs;	/* 0: a host-side failure, no code */
 	int status = m && m->status ? m->status : 71;
 
 	delete_container();
@@ -804,6 +804,11 @@ catch_signals(void)
 
 	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		die_status(71, "cannot make a pipe: %s", strerror(errno));
+	/* A reader that goes away is a write error (the container is then
+	 * deleted and the run recorded), not a silent death leaving the
+	 * container behind. */
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		die_status(71, "signal: %s", strerror(errno));
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
