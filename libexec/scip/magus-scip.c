@@ -408,12 +408,8 @@ prepare_index_dir(void)
 	work_subdir("go-build");
 
 	/* scip-python's --environment: a package list with no entries. */
-	if (unlinkat(R.work_fd, "empty-environment.json", 0) < 0 &&
-	    errno != ENOENT && errno != EISDIR)
-		host_failure("replace", R.work_dir);
-	if (errno == EISDIR &&
-	    remove_tree(R.work_fd, "empty-environment.json", 0) < 0)
-		host_failure("replace", R.work_dir);
+	if (remove_tree(R.work_fd, "empty-environment.json", 0) < 0)
+		host_failure("replace the empty environment in", R.work_dir);
 	fd = openat(R.work_fd, "empty-environment.json", O_WRONLY | O_CREAT |
 	    O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0 || write(fd, "[]\n", 3) != 3 || close(fd) < 0)

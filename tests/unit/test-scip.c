@@ -403,6 +403,15 @@ test_projects(void)
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		ok(scip_project_error(bad[i]) != NULL, "project '%s' is "
 		    "refused (%s)", bad[i], scip_project_error(bad[i]));
+	is_str(scip_image_digest("r/x@sha256:0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef"), "sha256:0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef0123456789abcdef",
+	    "a pinned reference's digest");
+	ok(!scip_image_digest("r/x:1") && !scip_image_digest("@sha256:00") &&
+	    !scip_image_digest("r/x@sha256:0123456789ABCDEF0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef") &&
+	    !scip_image_digest("r/x@sha256:0123"), "a tag, no name, "
+	    "uppercase hex, a short digest: not pinned");
 	d = scip_index_dir("/ws/.magus", "svc/api");
 	is_str(d, "/ws/.magus/index/svc/api", "a project's index directory");
 	free(d);
