@@ -107,7 +107,7 @@ usage_error(const char *fmt, ...)
 	exit(2);
 }
 
-/* ---- 1. the command line -------------------------------------------------- */
+/* ---- 1. the command line ------------------------------------------------- */
 
 static bool
 env_name_ok(const char *s)
@@ -273,7 +273,7 @@ resolve_paths(void)
 	}
 }
 
-/* ---- 2. the index directory ------------------------------------------------ */
+/* ---- 2. the index directory ---------------------------------------------- */
 
 static void NORETURN
 host_failure(const char *what, const char *path)
@@ -429,7 +429,7 @@ prepare_index_dir(void)
 	R.output = xasprintf("%s/out/%s", R.work_dir, SCIP_INDEX_FILE);
 }
 
-/* ---- the verdict, recorded ------------------------------------------------- */
+/* ---- the verdict, recorded ----------------------------------------------- */
 
 static void
 release_run(void)
@@ -580,7 +580,7 @@ engine_failed(void)
 	exit(status);
 }
 
-/* ---- 3. the engine and the image ------------------------------------------- */
+/* ---- 3. the engine and the image ----------------------------------------- */
 
 static void
 progress(void *ctx UNUSED, const char *id, const char *status,
@@ -637,7 +637,7 @@ connect_engine(void)
 	engine_image_release(&img);
 }
 
-/* ---- 4. the container --------------------------------------------------------- */
+/* ---- 4. the container ---------------------------------------------------- */
 
 /* COMMAND with {output}, {project}, {root} and {work} replaced. */
 static void
@@ -676,6 +676,17 @@ add_mount(struct json *j, const char *type, const char *path, bool ro)
 	json_kv_str(j, "Target", path);
 	json_kv_bool(j, "ReadOnly", ro);
 	json_object_end(j);
+}
+
+/* NAME=<work dir>/SUB into the environment array being written. */
+static void
+env_in_work(struct json *j, const char *name, const char *sub)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "%s=%s/%s", name, R.work_dir, sub);
+	json_str(j, sb.buf);
+	strbuf_release(&sb);
 }
 
 /*
@@ -718,12 +729,10 @@ build_body(const struct magus_labels *l, struct strbuf *body)
 	json_array_begin(&j);
 	json_str(&j, "GOPROXY=off");
 	json_str(&j, "GOTOOLCHAIN=local");
-#define ENV_PATH(name, sub)                                                    	do {                                                                   		strbuf_reset(&arg);                                            		strbuf_addf(&arg, "%s=%s/%s", name, R.work_dir, sub);          		json_str(&j, arg.buf);                                         	} while (0)
-	ENV_PATH("HOME", "home");
-	ENV_PATH("TMPDIR", "tmp");
-	ENV_PATH("XDG_CACHE_HOME", "cache");
-	ENV_PATH("GOCACHE", "go-build");
-#undef ENV_PATH
+	env_in_work(&j, "HOME", "home");
+	env_in_work(&j, "TMPDIR", "tmp");
+	env_in_work(&j, "XDG_CACHE_HOME", "cache");
+	env_in_work(&j, "GOCACHE", "go-build");
 	/* A Node indexer's heap stays inside the bound instead of being
 	 * killed at it. */
 	strbuf_reset(&arg);
@@ -775,7 +784,7 @@ build_body(const struct magus_labels *l, struct strbuf *body)
 	strbuf_release(&arg);
 }
 
-/* ---- 5. the run ------------------------------------------------------------ */
+/* ---- 5. the run ---------------------------------------------------------- */
 
 static int sig_pipe[2] = { -1, -1 };
 
@@ -977,7 +986,7 @@ run_container(const struct strbuf *body, const struct magus_labels *l,
 	delete_container();
 }
 
-/* ---- 6. the verdict --------------------------------------------------------- */
+/* ---- 6. the verdict ------------------------------------------------------ */
 
 /* What became of the index, for the end of a failure's reason. */
 static const char *

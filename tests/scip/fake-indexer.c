@@ -20,9 +20,10 @@
  * prints what the process sees of its confinement, one "probe: " line
  * each; --probe-write says whether DIR can be written.  --linger stays
  * MS milliseconds after the index is written, so that a run over a tiny
- * project lasts long enough for its cgroup to be read.  Every argument is echoed first ("arg: "), so a test can read
- * the argument vector a built-in declaration produced; unknown options
- * are ignored for the same reason.  Called as scip-go, scip-typescript
+ * project lasts long enough for its cgroup to be read.  Every argument
+ * is echoed first ("arg: "), so a test can read the argument vector a
+ * built-in declaration produced; unknown options are ignored for the
+ * same reason.  Called as scip-go, scip-typescript
  * or scip-python (a link), it takes those tools' output flags.
  */
 #include "compat.h"
@@ -90,7 +91,7 @@ field_str(struct buf *b, unsigned num, const char *s)
 	field(b, num, s, strlen(s));
 }
 
-/* ---- reading the project ------------------------------------------------ */
+/* ---- reading the project ------------------------------------------------- */
 
 struct file {
 	char *path;	/* relative to the project */
@@ -157,7 +158,7 @@ walk(const char *root, const char *rel)
 	closedir(d);
 }
 
-/* ---- the index ------------------------------------------------------------- */
+/* ---- the index ----------------------------------------------------------- */
 
 static void
 metadata(struct buf *out, const char *project)
@@ -241,7 +242,7 @@ write_all(const char *path, const void *p, size_t n)
 	}
 }
 
-/* ---- the probe ---------------------------------------------------------- */
+/* ---- the probe ----------------------------------------------------------- */
 
 static void
 probe_file(const char *label, const char *path, const char *key)
