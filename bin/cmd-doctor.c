@@ -146,6 +146,8 @@ doctor_text(struct front *f, const struct landlock_facts *ll)
 		printf("container.api:  not set (the relay and the indexers "
 		    "need it; set it in the user tier)\n");
 	}
+	printf("indexers (last runs, from status.json):\n");
+	scip_report_text(f, true);
 	strbuf_release(&sb);
 	strbuf_release(&o);
 }
@@ -197,6 +199,8 @@ doctor_json(struct front *f, const struct landlock_facts *ll)
 	json_object_end(&j);
 	json_kv_str(&j, "sandbox_mode", sandbox_mode_name(c->sandbox.mode));
 	json_kv_str(&j, "container_api", c->container_api.value);
+	json_key(&j, "indexers");
+	scip_report_json(f, &j);
 	json_object_end(&j);
 	puts(sb.buf);
 	strbuf_release(&sb);

@@ -111,6 +111,15 @@ run_target(struct front *f, const struct cfg_target *t, char **args,
 	return status;
 }
 
+/* "PROJECT::scip", with a project named. */
+static bool
+is_scip_target(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 6 && !strcmp(name + n - 6, "::scip");
+}
+
 int
 cmd_run(struct front *f, int argc, char **argv)
 {
@@ -145,6 +154,18 @@ cmd_run(struct front *f, int argc, char **argv)
 	if (!f->have_workspace)
 		die_mgs(1015, NULL, "no workspace: no magus.yaml in '%s' or "
 		    "above it", f->root);
+	if (is_scip_target(name)) {
+		/* PROJECT::scip is the project's indexer, the same run as
+		 * 'magus scip PROJECT'; it takes no arguments of its own. */
+		char *project = xstrndup(name, strlen(name) - 6);
+
+		if (args)
+			verb_usage_error("run", "'%s' takes no arguments after "
+			    "'--'", name);
+		status = scip_run_project(f, project);
+		free(project);
+		return status;
+	}
 	t = config_target(&f->cfg, name);
 	if (!t)
 		unknown_target(&f->cfg, name);

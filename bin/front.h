@@ -83,6 +83,22 @@ int cmd_self(struct front *f, int argc, char **argv);
 int cmd_run(struct front *f, int argc, char **argv);
 int cmd_queue(struct front *f, int argc, char **argv);
 
+int cmd_scip(struct front *f, int argc, char **argv);
+
+/*
+ * Run PROJECT's declared indexer through magus-scip (magus scip PROJECT,
+ * and magus run PROJECT::scip); returns the exit status to use.  An
+ * undeclared project is MGS5006 (2).
+ */
+int scip_run_project(struct front *f, const char *project);
+
+struct json;
+/* Each declared project's status.json, read from disk only: the whole
+ * report, or (brief) one line each for magus doctor. */
+void scip_report_text(struct front *f, bool brief);
+/* The same as a JSON array, written into `j`. */
+void scip_report_json(struct front *f, struct json *j);
+
 void print_front_usage(FILE *out);
 
 #endif /* MAGUS_FRONT_H */

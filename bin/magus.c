@@ -40,6 +40,9 @@ static const struct verb verbs[] = {
 	    "run COMMAND in the sandbox on a copy of HEAD", true },
 	{ "self", cmd_self, NULL, "self fetch OS/ARCH",
 	    "fetch and verify this version's release for a platform", true },
+	{ "scip", cmd_scip, NULL, "scip PROJECT|status",
+	    "run a project's SCIP indexer, or report each one's status",
+	    true },
 	{ NULL, NULL, NULL, NULL, NULL, false },
 };
 

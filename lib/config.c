@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "diag.h"
+#include "scip.h"
 #include "strbuf.h"
 #include "strutil.h"
 #include "xalloc.h"
@@ -855,13 +856,16 @@ static int
 ix_project(struct loader *L, const yaml_node_t *v, const char *key, void *arg)
 {
 	struct cfg_indexer *ix = arg;
-	const char *s = string(L, v, key);
+	const char *s = string(L, v, key), *why;
 
 	if (!s)
 		return -1;
-	if (s[0] == '/' || strstr(s, "..") || strstr(s, "::"))
-		return fail(L, 1007, v, key, NULL, "project '%s' must be a "
-		    "relative path inside the workspace", s);
+	why = scip_project_error(s);
+	if (why)
+		return fail(L, 1007, v, key, "write the project's directory "
+		    "relative to the root, as 'services/api' (or '.')",
+		    "project '%s' is not a canonical relative path: %s", s,
+		    why);
 	ix->project = xstrdup(s);
 	return 0;
 }
@@ -985,9 +989,6 @@ ix_item(struct loader *L, const yaml_node_t *v, const char *key,
 		{ "caches", ix_caches },   { "command", ix_command },
 		{ NULL, NULL },
 	};
-	static const char *const builtin[] = {
-		"scip-go", "scip-typescript", "scip-python", NULL,
-	};
 	struct magus_config *cfg = L->cfg;
 	struct cfg_indexer *ix;
 	const char *missing = NULL;
@@ -1019,10 +1020,7 @@ ix_item(struct loader *L, const yaml_node_t *v, const char *key,
 		return fail(L, 1007, v, key, "the bounds are measured, not "
 		    "guessed: see bench/ for the bounds benchmark",
 		    "an indexer needs '%s'", missing);
-	for (i = 0; builtin[i]; i++)
-		if (!strcmp(ix->tool, builtin[i]))
-			break;
-	if (!builtin[i] && !ix->command.n)
+	if (!scip_tool_command(ix->tool) && !ix->command.n)
 		return fail(L, 1007, v, key, NULL, "tool '%s' has no built-in "
 		    "command: give 'command'", ix->tool);
 	for (i = 0; i + 1 < cfg->nindexers; i++)

@@ -18,6 +18,7 @@ lib_libmagus_a_SOURCES = \
 	lib/platform.c lib/platform.h \
 	lib/proc.c lib/proc.h \
 	lib/relindex.c lib/relindex.h \
+	lib/scip.c lib/scip-status.c lib/scip.h \
 	lib/strbuf.c lib/strbuf.h \
 	lib/strutil.c lib/strutil.h \
 	lib/strvec.c lib/strvec.h \
