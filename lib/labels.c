@@ -125,9 +125,17 @@ labels_owner(char *const *kv, const char **why)
 		say(why, "owner process is not running");
 		return OWNER_GONE;
 	}
+	/* A start time that cannot be read says nothing about the owner:
+	 * /proc may hide other users' processes (hidepid), or the owner may
+	 * be exiting right now.  Never judge on that. */
 	start = proc_start_time((pid_t)pid);
+	if (!start) {
+		say(why, "owner pid runs but its start time cannot be read: "
+		    "cannot judge the owner");
+		return OWNER_FOREIGN;
+	}
 	snprintf(want, sizeof(want), "%llu", start);
-	if (!start || strcmp(want, start_s)) {
+	if (strcmp(want, start_s)) {
 		say(why, "owner pid was reused by a later process");
 		return OWNER_GONE;
 	}
