@@ -64,6 +64,7 @@ int cmd_help(struct front *f, int argc, char **argv);
 int cmd_explain(struct front *f, int argc, char **argv);
 int cmd_doctor(struct front *f, int argc, char **argv);
 int cmd_config(struct front *f, int argc, char **argv);
+int cmd_clean(struct front *f, int argc, char **argv);
 
 void print_front_usage(FILE *out);
 

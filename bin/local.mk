@@ -1,5 +1,6 @@
 bin_PROGRAMS += bin/magus
 bin_magus_SOURCES = \
 	bin/front.h bin/magus.c \
-	bin/cmd-config.c bin/cmd-doctor.c bin/cmd-explain.c bin/cmd-help.c
+	bin/cmd-config.c bin/cmd-doctor.c bin/cmd-explain.c bin/cmd-help.c \
+	bin/cmd-clean.c
 bin_magus_LDADD = lib/libmagus.a $(YAML_LIBS) -lm

@@ -33,6 +33,9 @@ static const struct verb verbs[] = {
 	    "print each resolved setting and where it came from", true },
 	{ "env", cmd_config, NULL, "env",
 	    "the same as 'config list'", true },
+	{ "clean", cmd_clean, NULL,
+	    "clean {--platform OS/ARCH | --all} [--dry-run]",
+	    "remove platform stores and leftover labeled containers", true },
 	{ NULL, NULL, NULL, NULL, NULL, false },
 };
 

@@ -81,6 +81,27 @@ labels_get(char *const *kv, const char *key)
 	return NULL;
 }
 
+/* Has `pid` exited, its parent not having reaped it yet (a zombie)?
+ * kill(pid, 0) still succeeds on one, but it never runs again. */
+static bool
+exited_unreaped(long pid)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[64];
+	const char *p;
+	bool dead = false;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (strbuf_read_file(&sb, path) >= 0) {
+		/* The state follows the command name, which may itself hold
+		 * ") ": read it after the last ')'. */
+		p = strrchr(sb.buf, ')');
+		dead = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	}
+	strbuf_release(&sb);
+	return dead;
+}
+
 static void
 say(const char **why, const char *s)
 {
@@ -121,7 +142,8 @@ labels_owner(char *const *kv, const char **why)
 		say(why, "no owner pid: cannot judge the owner");
 		return OWNER_FOREIGN;
 	}
-	if (kill((pid_t)pid, 0) < 0 && errno != EPERM) {
+	if ((kill((pid_t)pid, 0) < 0 && errno != EPERM) ||
+	    exited_unreaped(pid)) {
 		say(why, "owner process is not running");
 		return OWNER_GONE;
 	}

@@ -85,7 +85,8 @@ enum owner_state {
 /*
  * Judge an object by its "key=value" labels.  `why` (may be NULL) gets a
  * static phrase saying why, for --dry-run listings.  kill(pid, 0) failing
- * with EPERM counts as alive; a running pid whose start time cannot be
+ * with EPERM counts as alive, and an owner that has exited but is not yet
+ * reaped (a zombie, which kill(pid, 0) still finds) as gone; a running pid whose start time cannot be
  * read (/proc mounted with hidepid, or the process exiting meanwhile)
  * cannot be told from a reused one, and is OWNER_FOREIGN.
  */

@@ -326,6 +326,24 @@ judge_as_nobody(char *const *kv, bool hidepid)
 	return WEXITSTATUS(st);
 }
 
+/* Is `pid` a zombie (state Z in /proc/PID/stat)? */
+static bool
+zombie(pid_t pid)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[64];
+	const char *p;
+	bool z;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (strbuf_read_file(&sb, path) < 0)
+		return false;
+	p = strrchr(sb.buf, ')');
+	z = p && !strncmp(p, ") Z", 3);
+	strbuf_release(&sb);
+	return z;
+}
+
 /* A test that needs root: skipped without it, failed under
  * MAGUS_TEST_MUST_WORK=1. */
 static bool
@@ -395,6 +413,32 @@ test_labels(void)
 		KV(LABEL_PID_START, start);
 		ok(labels_owner(kv.v, &why) == OWNER_GONE,
 		    "an exited owner: gone (%s)", why);
+		strvec_clear(&kv);
+	}
+	/* A pid that has exited and is not reaped yet: kill(2) still finds
+	 * it, but it is gone. */
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	{
+		char pid[24], start[24];
+		int i;
+
+		snprintf(pid, sizeof(pid), "%d", (int)child);
+		snprintf(start, sizeof(start), "%llu", proc_start_time(child));
+		/* Wait for the exit without reaping it. */
+		for (i = 0; i < 500 && !zombie(child); i++)
+			usleep(10000);
+		KV(LABEL_WORKSPACE, "/ws");
+		KV(LABEL_USE, "relay");
+		KV(LABEL_HOST, l.host);
+		KV(LABEL_BOOT, l.boot);
+		KV(LABEL_PID, pid);
+		KV(LABEL_PID_START, start);
+		ok(zombie(child) && kill(child, 0) == 0 &&
+		    labels_owner(kv.v, &why) == OWNER_GONE,
+		    "an exited owner not yet reaped: gone (%s)", why);
+		waitpid(child, &st, 0);
 		strvec_clear(&kv);
 	}
 	/* Our pid, but a start time that is not ours: a reused pid. */
