@@ -83,7 +83,7 @@ codes() { magus explain | awk '{ print $1 }'; }
 
 @test "the global flags of the usage are the flags of the man SYNOPSIS" {
 	local usage man
-	usage=$(magus --help | grep -oE '(^|[[ ])-{1,2}[A-Za-z-]+' | tr -d '[ ' | sort -u)
+	usage=$(magus --help | sed '/^verbs:/q' | grep -oE '(^|[[ ])-{1,2}[A-Za-z-]+' | tr -d '[ ' | sort -u)
 	man=$(sed -n '/^\.Sh SYNOPSIS/,/^\.Sh /p' "$MAGUS_SRC_DIR/man/magus.1" |
 		grep -oE 'Fl [A-Za-z-]+' | awk '{ print "-" $NF }' | sort -u)
 	[ "$usage" = "$man" ] || fail "usage: [$usage] man: [$man]"

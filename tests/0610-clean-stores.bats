@@ -56,6 +56,24 @@ outside_intact() {
 	[ ! -e "$WS/.magus/platform/linux-amd64" ]
 }
 
+@test "container.api from the user configuration is the engine, through the front and alone" {
+	mkdir -p "$XDG_CONFIG_HOME/magus"
+	printf 'container:\n  api: unix://%s/user.sock\n' "$T" >"$XDG_CONFIG_HOME/magus/config.yaml"
+	mkstore linux-arm64
+	run --separate-stderr magus -C "$WS" clean --platform linux/arm64
+	[ "$status" -eq 71 ]
+	assert_code MGS3002
+	[[ $stderr == *"$T/user.sock"* ]]
+	[ ! -e "$WS/.magus/platform/linux-arm64" ]
+	mkstore linux-arm64
+	run --separate-stderr "$CLEAN" --root "$WS" --all -v
+	[ "$status" -eq 71 ]
+	assert_code MGS3002
+	[[ $stderr == *"workspace '$WS', cache dir '$WS/.magus'"* ]]
+	[[ $stderr == *"engine '$T/user.sock', objects labeled magus.workspace=$WS"* ]]
+	[ ! -e "$WS/.magus/platform/linux-arm64" ]
+}
+
 @test "a URL that is not unix:// is refused before anything is removed (exit 2, MGS3001)" {
 	mkstore linux-arm64
 	run --separate-stderr "$CLEAN" --root "$WS" --all --container-api tcp://127.0.0.1:2375

@@ -75,10 +75,11 @@ static const char *const kind_names[] = { "container", "volume", "store" };
 enum engine_state {
 	ENG_NONE,		/* not configured */
 	ENG_CHECKED,
-	ENG_FAILED,		/* unreachable, or it failed a listing */
+	ENG_UNREACHABLE,	/* the connection or the ping failed */
+	ENG_FAILED,		/* a listing failed */
 };
 static const char *const engine_state_names[] = { "not-configured",
-	"checked", "unreachable" };
+	"checked", "unreachable", "failed" };
 
 struct object {
 	enum kind kind;
@@ -383,8 +384,11 @@ emit_summary(enum engine_state es)
 		if (es == ENG_NONE)
 			strbuf_addstr(&sb, " (containers and volumes not "
 			    "checked)");
+		else if (es == ENG_UNREACHABLE)
+			strbuf_addstr(&sb, " (the engine could not be reached)");
 		else if (es == ENG_FAILED)
-			strbuf_addstr(&sb, " (the engine could not be asked)");
+			strbuf_addstr(&sb, " (the engine's lists could not be "
+			    "read)");
 	}
 	puts(sb.buf);
 	fflush(stdout);
@@ -634,9 +638,10 @@ main(int argc, char **argv)
 		    engine_socket(e), filters.v[0], filters.n > 1 ? " " : "",
 		    filters.n > 1 ? filters.v[1] : "");
 		scan_start = time(NULL);
-		if (engine_connect(e) < 0 ||
-		    engine_container_list(e, (const char *const *)filters.v,
-		    &cs, &nc) < 0 ||
+		if (engine_connect(e) < 0) {
+			es = ENG_UNREACHABLE;
+		} else if (engine_container_list(e,
+		    (const char *const *)filters.v, &cs, &nc) < 0 ||
 		    engine_volume_list(e, (const char *const *)filters.v, &vs,
 		    &nv) < 0) {
 			es = ENG_FAILED;
@@ -680,7 +685,7 @@ main(int argc, char **argv)
 	if (es == ENG_NONE)
 		diag(6006, NULL, "no container engine configured: containers "
 		    "and volumes were not checked");
-	else if (es == ENG_FAILED)
+	else if (es == ENG_UNREACHABLE || es == ENG_FAILED)
 		engine_diag(e);
 	emit_summary(es);
 
@@ -695,7 +700,7 @@ main(int argc, char **argv)
 	strbuf_release(&msg);
 	free(cache_dir);
 	free(api);
-	if (es == ENG_FAILED || tally.engine_error)
+	if (es == ENG_UNREACHABLE || es == ENG_FAILED || tally.engine_error)
 		return 71;
 	return tally.failed ? 1 : 0;
 }
