@@ -154,6 +154,13 @@ outside_intact() {
 	assert_success
 	assert_line --partial "removed store $T/elsewhere/platform/linux-amd64"
 	[ -d "$WS/.magus/platform/linux-arm64" ]
+	# A cache dir configured outside the workspace is taken as named.
+	printf 'cache:\n  dir: ../shared-cache\n' >"$WS/magus.yaml"
+	mkdir -p "$T/shared-cache/platform/linux-arm64/y"
+	run --separate-stderr "$CLEAN" --root "$WS" --platform linux/arm64
+	assert_success
+	assert_line --partial "removed store $T/shared-cache/platform/linux-arm64"
+	[ -d "$WS/.magus/platform/linux-arm64" ]
 }
 
 @test "--all removes every store directory and leaves other entries; --platform only its own" {

@@ -208,3 +208,28 @@ deletes() {
 	fake_log | grep -vq ' DELETE '
 	[ "$(fake_log | grep -c ' DELETE ')" -eq 0 ]
 }
+
+@test "a kept relay container keeps its platform's store; one that names no platform keeps them all" {
+	mkstore linux-arm64
+	mkstore linux-amd64
+	local live_arm live_any live_scip
+	live_arm="{$(owner_labels $$ '' '' linux/arm64)}"
+	live_any="{$(owner_labels $$)}"
+	live_scip=$(jq -c '."magus.use" = "scip"' <<<"$live_any")
+	lists "$(container_json c1 '' "$live_arm"),$(container_json c2 '' "$live_scip")" "" >"$T/sc"
+	fake_up <"$T/sc"
+	run --separate-stderr "$CLEAN" --root "$WS" --all --container-api "$FAKE_URL"
+	assert_success
+	assert_line "kept store $WS/.magus/platform/linux-arm64: in use by kept container c1"
+	assert_line "removed store $WS/.magus/platform/linux-amd64: platform store"
+	fake_down
+	rm -rf "$T/fake"
+	mkstore linux-amd64
+	lists "$(container_json c3 '' "$live_any")" "" >"$T/sc"
+	fake_up <"$T/sc"
+	run --separate-stderr "$CLEAN" --root "$WS" --all --container-api "$FAKE_URL"
+	assert_success
+	assert_line "kept store $WS/.magus/platform/linux-amd64: in use by kept container c3"
+	assert_line "kept store $WS/.magus/platform/linux-arm64: in use by kept container c3"
+	[ -d "$WS/.magus/platform/linux-amd64" ] && [ -d "$WS/.magus/platform/linux-arm64" ]
+}

@@ -208,10 +208,11 @@ parse_args(int argc, char **argv)
 	    &err) < 0)
 		bad_usage("--platform: %s", err.buf);
 	strbuf_release(&err);
-	if (stat(opt.root_arg, &st) < 0 || !S_ISDIR(st.st_mode) ||
-	    !realpath(opt.root_arg, root))
-		bad_usage("--root '%s' is not a directory: %s", opt.root_arg,
-		    errno ? strerror(errno) : "not a directory");
+	if (stat(opt.root_arg, &st) < 0 || !realpath(opt.root_arg, root))
+		bad_usage("--root '%s' cannot be used: %s", opt.root_arg,
+		    strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		bad_usage("--root '%s' is not a directory", opt.root_arg);
 }
 
 /*
@@ -524,17 +525,18 @@ store_in_use(const char *name, const struct object *c, size_t n)
 		if (c[i].remove)
 			continue;
 		pl = labels_get(c[i].labels, LABEL_PLATFORM);
-		if (!pl) {
-			/* A relay that did not say its platform may use any
-			 * store. */
+		strbuf_setlen(&err, 0);
+		if (!pl || platform_parse(pl, &p, &err) < 0) {
+			/* A relay that does not say its platform (in words
+			 * we read) may use any store. */
 			use = labels_get(c[i].labels, LABEL_USE);
-			if (use && !strcmp(use, "relay"))
+			if (use && !strcmp(use, "relay")) {
+				strbuf_release(&err);
 				return c[i].id;
+			}
 			continue;
 		}
-		strbuf_setlen(&err, 0);
-		if (platform_parse(pl, &p, &err) == 0 &&
-		    !strcmp(platform_dirname(&p), name)) {
+		if (!strcmp(platform_dirname(&p), name)) {
 			strbuf_release(&err);
 			return c[i].id;
 		}

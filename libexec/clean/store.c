@@ -108,9 +108,10 @@ int
 store_open(struct store_root *sr, const char *root, const char *cache_dir,
     struct strbuf *msg)
 {
-	char real[PATH_MAX];
+	char real[PATH_MAX], *lexical;
 	struct stat st;
 	int err;
+	bool escapes;
 
 	memset(sr, 0, sizeof(*sr));
 	sr->cache_fd = sr->platform_fd = -1;
@@ -127,8 +128,13 @@ store_open(struct store_root *sr, const char *root, const char *cache_dir,
 		return 6002;
 	}
 	/* A cache dir configured inside the workspace stays inside it: a
-	 * link (.magus -> /elsewhere) does not take clean along. */
-	if (path_is_under(cache_dir, root) && !path_is_under(real, root)) {
+	 * link (.magus -> /elsewhere) does not take clean along.  One
+	 * configured outside (cache.dir: ../cache, or absolute) was named
+	 * as such and is taken as named. */
+	lexical = path_absolute(cache_dir);
+	escapes = path_is_under(lexical, root) && !path_is_under(real, root);
+	free(lexical);
+	if (escapes) {
 		strbuf_addf(msg, "cache dir '%s' resolves to '%s', outside the "
 		    "workspace '%s'", cache_dir, real, root);
 		return 6002;
