@@ -41,6 +41,7 @@ _magus()
 		awk '/^verbs:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')" -- "$cur")) ;;
 	explain) COMPREPLY=($(compgen -W "$(magus explain 2>/dev/null | awk '{ print $1 }')" -- "$cur")) ;;
 	config) COMPREPLY=($(compgen -W 'list' -- "$cur")) ;;
+	clean) COMPREPLY=($(compgen -W '--platform --all --dry-run' -- "$cur")) ;;
 	esac
 } &&
 	complete -F _magus magus

@@ -28,7 +28,7 @@ mkstore() {
 # The start time of PID in clock ticks (field 22 of /proc/PID/stat).
 pid_start() {
 	local s
-	s=$(cat "/proc/$1/stat") || return 1
+	s=$(<"/proc/$1/stat") || return 1
 	s=${s##*) }
 	# shellcheck disable=SC2086
 	set -- $s
@@ -40,12 +40,12 @@ pid_start() {
 owner_labels() {
 	local pid=$1 start=${2:-} host=${3:-} plat=${4:-} ws=${5:-$WS}
 	[ -n "$start" ] || start=$(pid_start "$pid")
-	[ -n "$host" ] || host=$(cat /proc/sys/kernel/hostname)
+	[ -n "$host" ] || host=$(</proc/sys/kernel/hostname)
 	printf '"magus.workspace":%s,"magus.use":"relay",' "$(json_str "$ws")"
 	printf '"magus.invocation":"%032x","magus.host":%s,' "$pid" \
 		"$(json_str "$host")"
 	printf '"magus.boot":"%s","magus.pid":"%s","magus.pid-start":"%s"' \
-		"$(cat /proc/sys/kernel/random/boot_id)" "$pid" "$start"
+		"$(</proc/sys/kernel/random/boot_id)" "$pid" "$start"
 	[ -z "$plat" ] || printf ',"magus.platform":"%s"' "$plat"
 }
 
