@@ -54,9 +54,9 @@ live_owner() {
 	v=$(grep -n 'removed volume' <<<"$output" | cut -d: -f1)
 	s=$(grep -n 'removed store' <<<"$output" | cut -d: -f1)
 	[ "$c" -lt "$v" ] && [ "$v" -lt "$s" ]
-	! has_container "$ORPHAN_RUNNING"
-	! has_container "$ORPHAN_STOPPED"
-	! has_volume "$ORPHAN_VOLUME"
+	refute_container "$ORPHAN_RUNNING"
+	refute_container "$ORPHAN_STOPPED"
+	refute_volume "$ORPHAN_VOLUME"
 	[ ! -e "$WS/.magus/platform/linux-arm64" ]
 }
 
@@ -92,7 +92,7 @@ live_owner() {
 	assert_success
 	assert_line --partial "removed container ${id:0:12} (magus-relay-reused)"
 	assert_line --partial ": owner pid was reused by a later process"
-	! has_container "$id"
+	refute_container "$id"
 	kill -0 "$OWNER_PID"
 }
 
@@ -183,7 +183,7 @@ live_owner() {
 	assert_line --partial "removed volume $arm_volume"
 	refute_line --partial "${amd:0:12}"
 	assert_line "removed 2 containers, 1 volume, 1 store; kept 0; failed 0"
-	! has_container "$arm_running"
+	refute_container "$arm_running"
 	has_container "$amd"
 	has_volume "$ORPHAN_VOLUME"
 	[ ! -e "$WS/.magus/platform/linux-arm64" ]
@@ -209,8 +209,8 @@ live_owner() {
 	assert_success
 	assert_line --partial "removed container ${id:0:12}"
 	assert_line --partial "removed volume $vol"
-	! has_container "$id"
-	! has_volume "$vol"
+	refute_container "$id"
+	refute_volume "$vol"
 }
 
 @test "-o json: one object per line, and a summary, that jq reads" {
@@ -237,7 +237,7 @@ live_owner() {
 	jq -se --arg v "$ORPHAN_VOLUME" '.[] | select(.id == $v) |
 		.kind == "volume" and .result == "removed" and .dry_run == false' \
 		<<<"$output"
-	! has_volume "$ORPHAN_VOLUME"
+	refute_volume "$ORPHAN_VOLUME"
 }
 
 @test "magus clean end to end: the front passes the workspace, the cache dir and the engine" {
@@ -250,7 +250,7 @@ live_owner() {
 	assert_success
 	assert_line --partial "removed container ${ORPHAN_RUNNING:0:12}"
 	assert_line --partial "removed store $WS/.magus/platform/linux-arm64"
-	! has_container "$ORPHAN_STOPPED"
+	refute_container "$ORPHAN_STOPPED"
 	# -o json is the front's global flag.
 	run --separate-stderr magus -o json clean --all --dry-run
 	assert_success

@@ -386,7 +386,8 @@ emit_summary(enum engine_state es)
 			strbuf_addstr(&sb, " (containers and volumes not "
 			    "checked)");
 		else if (es == ENG_UNREACHABLE)
-			strbuf_addstr(&sb, " (the engine could not be reached)");
+			strbuf_addstr(&sb, " (the engine could not be "
+			    "reached)");
 		else if (es == ENG_FAILED)
 			strbuf_addstr(&sb, " (the engine's lists could not be "
 			    "read)");

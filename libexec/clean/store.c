@@ -19,12 +19,13 @@
 #include "strvec.h"
 #include "xalloc.h"
 
+/* Every open below adds O_CLOEXEC itself (so the lint can see it). */
 #ifdef O_PATH
-#define O_WALK (O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define O_WALK (O_PATH | O_DIRECTORY | O_NOFOLLOW)
 #else
-#define O_WALK (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define O_WALK (O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
 #endif
-#define O_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define O_DIR (O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
 
 /* The filesystem and, where the kernel says, the mount `fd` lies on. */
 static int
@@ -73,7 +74,7 @@ open_real_dir(const char *real)
 	int fd, nfd, err, flags = O_WALK;
 	size_t n;
 
-	fd = open("/", O_WALK);
+	fd = open("/", O_WALK | O_CLOEXEC);
 	while (fd >= 0) {
 		while (*p == '/')
 			p++;
@@ -86,7 +87,7 @@ open_real_dir(const char *real)
 		while (*p == '/')
 			p++;
 		flags = *p ? O_WALK : O_DIR;
-		nfd = openat(fd, comp.buf, flags);
+		nfd = openat(fd, comp.buf, flags | O_CLOEXEC);
 		err = errno;
 		close(fd);
 		errno = err;
@@ -94,7 +95,7 @@ open_real_dir(const char *real)
 	}
 	if (fd >= 0 && flags != O_DIR) {
 		/* "/" itself: reopen it for reading. */
-		nfd = openat(fd, ".", O_DIR);
+		nfd = openat(fd, ".", O_DIR | O_CLOEXEC);
 		err = errno;
 		close(fd);
 		errno = err;
@@ -169,7 +170,7 @@ store_open(struct store_root *sr, const char *root, const char *cache_dir,
 		store_close(sr);
 		return 6003;
 	}
-	sr->platform_fd = openat(sr->cache_fd, "platform", O_DIR);
+	sr->platform_fd = openat(sr->cache_fd, "platform", O_DIR | O_CLOEXEC);
 	if (sr->platform_fd < 0) {
 		strbuf_addf(msg, "cannot open '%s': %s", sr->platform,
 		    strerror(errno));
@@ -227,7 +228,7 @@ check_store(struct store_root *sr, const char *name, bool named,
 		    sr->platform, name);
 		return 6003;
 	}
-	fd = openat(sr->platform_fd, name, O_WALK);
+	fd = openat(sr->platform_fd, name, O_WALK | O_CLOEXEC);
 	if (fd < 0) {
 		strbuf_addf(msg, "cannot open store '%s/%s': %s", sr->platform,
 		    name, strerror(errno));
@@ -257,7 +258,7 @@ read_names(int fd, struct strvec *names)
 {
 	struct dirent *de;
 	DIR *d;
-	int dfd = openat(fd, ".", O_DIR);
+	int dfd = openat(fd, ".", O_DIR | O_CLOEXEC);
 
 	if (dfd < 0)
 		return -1;
@@ -400,18 +401,18 @@ remove_entry(struct walk *w, int dfd, const char *name, int flags)
 static int
 open_subdir(int parent, const char *name)
 {
-	int fd = openat(parent, name, O_DIR), pfd, err;
+	int fd = openat(parent, name, O_DIR | O_CLOEXEC), pfd, err;
 	char proc[64];
 
 	if (fd >= 0 || errno != EACCES)
 		return fd;
 #ifdef O_PATH
-	pfd = openat(parent, name, O_WALK);
+	pfd = openat(parent, name, O_WALK | O_CLOEXEC);
 	if (pfd < 0)
 		return -1;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
 	if (open_up(pfd, proc))
-		fd = openat(parent, name, O_DIR);
+		fd = openat(parent, name, O_DIR | O_CLOEXEC);
 	err = fd < 0 ? EACCES : 0;
 	close(pfd);
 	errno = err;

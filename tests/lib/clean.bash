@@ -134,3 +134,17 @@ has_container() {
 has_volume() {
 	engine_volumes "$ENGINE_LABEL" | grep -qx "$1"
 }
+
+# Fail unless the engine no longer holds container (or volume) $1.  (A
+# bare "! cmd" does not fail a bats test.)
+refute_container() {
+	if has_container "$1"; then
+		fail "container $1 is still there"
+	fi
+}
+
+refute_volume() {
+	if has_volume "$1"; then
+		fail "volume $1 is still there"
+	fi
+}
