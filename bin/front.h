@@ -98,6 +98,7 @@ struct json;
 void scip_report_text(struct front *f, bool brief);
 /* The same as a JSON array, written into `j`. */
 void scip_report_json(struct front *f, struct json *j);
+int cmd_clean(struct front *f, int argc, char **argv);
 
 void print_front_usage(FILE *out);
 

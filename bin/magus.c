@@ -43,6 +43,9 @@ static const struct verb verbs[] = {
 	{ "scip", cmd_scip, NULL, "scip PROJECT|status",
 	    "run a project's SCIP indexer, or report each one's status",
 	    true },
+	{ "clean", cmd_clean, NULL,
+	    "clean {--platform OS/ARCH | --all} [--dry-run]",
+	    "remove platform stores and leftover labeled containers", true },
 	{ NULL, NULL, NULL, NULL, NULL, false },
 };
 

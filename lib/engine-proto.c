@@ -126,6 +126,81 @@ engine_api_format(int v, char *buf, size_t len)
 	snprintf(buf, len, "%d.%d", v / 1000, v % 1000);
 }
 
+/* ---- timestamps ------------------------------------------------------ */
+
+/* `n` decimal digits at *s, advancing it; -1 when they are not there. */
+static int
+digits(const char **s, int n)
+{
+	int v = 0;
+
+	for (; n > 0; n--, (*s)++) {
+		if (**s < '0' || **s > '9')
+			return -1;
+		v = v * 10 + (**s - '0');
+	}
+	return v;
+}
+
+/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar. */
+static long long
+days_from_civil(long long y, int m, int d)
+{
+	long long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int
+engine_time_parse(const char *s, long long *out)
+{
+	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
+		30, 31 };
+	int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0, leap;
+
+	if (!s)
+		return -1;
+	if ((y = digits(&s, 4)) < 0 || *s++ != '-' ||
+	    (mo = digits(&s, 2)) < 1 || mo > 12 || *s++ != '-' ||
+	    (d = digits(&s, 2)) < 1)
+		return -1;
+	leap = mo == 2 && y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+	if (d > mdays[mo - 1] + leap || (*s != 'T' && *s != 't'))
+		return -1;
+	s++;
+	if ((h = digits(&s, 2)) < 0 || h > 23 || *s++ != ':' ||
+	    (mi = digits(&s, 2)) < 0 || mi > 59 || *s++ != ':' ||
+	    (sec = digits(&s, 2)) < 0 || sec > 60)
+		return -1;
+	if (*s == '.') {
+		s++;
+		if (*s < '0' || *s > '9')
+			return -1;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if (*s == 'Z' || *s == 'z') {
+		s++;
+	} else if (*s == '+' || *s == '-') {
+		sign = *s++ == '-' ? -1 : 1;
+		if ((oh = digits(&s, 2)) < 0 || oh > 23 || *s++ != ':' ||
+		    (om = digits(&s, 2)) < 0 || om > 59)
+			return -1;
+	} else {
+		return -1;
+	}
+	if (*s)
+		return -1;
+	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec -
+	    sign * (oh * 3600 + om * 60);
+	return 0;
+}
+
 /* ---- the attach stream's 8-byte frames ------------------------------ */
 
 void

@@ -51,6 +51,17 @@ int engine_api_parse(const char *s);
 /* Format MAJOR * 1000 + MINOR back into "1.41". */
 void engine_api_format(int v, char *buf, size_t len);
 
+/* ---- timestamps ------------------------------------------------------ */
+
+/*
+ * Parse an RFC 3339 time as engines write it ("2026-11-29T21:32:19Z",
+ * "2016-06-07T20:31:11.853781916Z", "...T10:00:00+01:00") into seconds
+ * since the epoch; a fraction is dropped (engines give whole seconds in
+ * lists, so a second is the precision any comparison can have).  Returns
+ * 0, or -1 when `s` is not such a time.
+ */
+int engine_time_parse(const char *s, long long *out);
+
 /* ---- the attach stream's 8-byte frames ------------------------------ */
 
 /* Stream numbers in a frame header (and in a sink call). */

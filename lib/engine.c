@@ -1345,6 +1345,9 @@ engine_container_list(struct engine *e, const char *const *labels,
 		x->image = jsonr_strdup(&j, jsonr_get(&j, c, "Image"));
 		x->state = jsonr_strdup(&j, jsonr_get(&j, c, "State"));
 		x->status = jsonr_strdup(&j, jsonr_get(&j, c, "Status"));
+		if (jsonr_int(&j, jsonr_get(&j, c, "Created"),
+		    &x->created) < 0 || x->created < 0)
+			x->created = 0;
 		if (!x->id || jsonr_string_map(&j, jsonr_get(&j, c, "Labels"),
 		    &x->labels) < 0) {
 			eng_fail(e, ENGINE_E_PROTO, 3032, 200, "engine at "
@@ -1458,6 +1461,7 @@ engine_volume_list(struct engine *e, const char *const *labels,
 	struct engine_volume *v = NULL;
 	size_t count = 0;
 	int vols, c, ret = -1;
+	char *created;
 
 	*out = NULL;
 	*n = 0;
@@ -1487,6 +1491,11 @@ engine_volume_list(struct engine *e, const char *const *labels,
 		    "Mountpoint"));
 		if (!x->mountpoint)
 			x->mountpoint = xstrdup("");
+		created = jsonr_strdup(&j, jsonr_get(&j, c, "CreatedAt"));
+		if (!created || engine_time_parse(created, &x->created) < 0 ||
+		    x->created < 0)
+			x->created = 0;
+		free(created);
 		if (!x->name || jsonr_string_map(&j, jsonr_get(&j, c,
 		    "Labels"), &x->labels) < 0) {
 			eng_fail(e, ENGINE_E_PROTO, 3032, 200, "engine at "

@@ -340,6 +340,8 @@ struct engine_summary {
 	char *image;
 	char *state;		/* "running", "exited", ... */
 	char *status;		/* "Exited (3) 2 seconds ago" */
+	long long created;	/* Created, seconds since the epoch; 0 when
+				 * the engine does not say */
 	struct strvec labels;	/* "key=value" */
 };
 
@@ -366,6 +368,8 @@ int engine_volume_create(struct engine *e, const char *name,
 struct engine_volume {
 	char *name;
 	char *mountpoint;
+	long long created;	/* CreatedAt, seconds since the epoch; 0 when
+				 * the engine does not say or it is unreadable */
 	struct strvec labels;
 };
 

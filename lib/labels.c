@@ -81,6 +81,27 @@ labels_get(char *const *kv, const char *key)
 	return NULL;
 }
 
+/* Has `pid` exited, its parent not having reaped it yet (a zombie)?
+ * kill(pid, 0) still succeeds on one, but it never runs again. */
+static bool
+exited_unreaped(long pid)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[64];
+	const char *p;
+	bool dead = false;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (strbuf_read_file(&sb, path) >= 0) {
+		/* The state follows the command name, which may itself hold
+		 * ") ": read it after the last ')'. */
+		p = strrchr(sb.buf, ')');
+		dead = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	}
+	strbuf_release(&sb);
+	return dead;
+}
+
 static void
 say(const char **why, const char *s)
 {
@@ -121,13 +142,22 @@ labels_owner(char *const *kv, const char **why)
 		say(why, "no owner pid: cannot judge the owner");
 		return OWNER_FOREIGN;
 	}
-	if (kill((pid_t)pid, 0) < 0 && errno != EPERM) {
+	if ((kill((pid_t)pid, 0) < 0 && errno != EPERM) ||
+	    exited_unreaped(pid)) {
 		say(why, "owner process is not running");
 		return OWNER_GONE;
 	}
+	/* A start time that cannot be read says nothing about the owner:
+	 * /proc may hide other users' processes (hidepid), or the owner may
+	 * be exiting right now.  Never judge on that. */
 	start = proc_start_time((pid_t)pid);
+	if (!start) {
+		say(why, "owner pid runs but its start time cannot be read: "
+		    "cannot judge the owner");
+		return OWNER_FOREIGN;
+	}
 	snprintf(want, sizeof(want), "%llu", start);
-	if (!start || strcmp(want, start_s)) {
+	if (strcmp(want, start_s)) {
 		say(why, "owner pid was reused by a later process");
 		return OWNER_GONE;
 	}

@@ -14,6 +14,14 @@
  *	magus.pid-start   that process's start time in clock ticks since boot
  *	                  (field 22 of /proc/PID/stat)
  *
+ * A relay's objects also carry
+ *
+ *	magus.platform    the platform relayed to, "os/arch[/variant]" as
+ *	                  platform_str() writes it
+ *
+ * so that `magus clean --platform` removes one platform's objects only
+ * (labels_init leaves it out: it is the relay's to add).
+ *
  * The pid's start time and the boot id together tell a live owner from a
  * reused pid: a pid is reused only by a process started later, and start
  * times restart at each boot.  Labels never carry a secret.
@@ -34,6 +42,7 @@ struct strvec;
 #define LABEL_BOOT "magus.boot"
 #define LABEL_PID "magus.pid"
 #define LABEL_PID_START "magus.pid-start"
+#define LABEL_PLATFORM "magus.platform"
 
 /* The values for this process, gathered once. */
 struct magus_labels {
@@ -67,14 +76,19 @@ const char *labels_get(char *const *kv, const char *key);
 enum owner_state {
 	OWNER_LIVE,	/* same host and boot, the pid runs and started then */
 	OWNER_GONE,	/* same host and boot, and the owner is not running */
-	OWNER_FOREIGN,	/* another host (or boot unknown): never judged dead */
+	OWNER_FOREIGN,	/* another host, or the owner cannot be judged
+			 * (no boot id, no pid, a start time that cannot
+			 * be read): never judged dead */
 	OWNER_UNLABELED, /* not magus's labels: never touched */
 };
 
 /*
  * Judge an object by its "key=value" labels.  `why` (may be NULL) gets a
  * static phrase saying why, for --dry-run listings.  kill(pid, 0) failing
- * with EPERM counts as alive.
+ * with EPERM counts as alive, and an owner that has exited but is not yet
+ * reaped (a zombie, which kill(pid, 0) still finds) as gone; a running pid whose start time cannot be
+ * read (/proc mounted with hidepid, or the process exiting meanwhile)
+ * cannot be told from a reused one, and is OWNER_FOREIGN.
  */
 enum owner_state labels_owner(char *const *kv, const char **why);
 

@@ -56,6 +56,7 @@ _magus()
 			COMPREPLY=($(compgen -W '--sandbox=best-effort --sandbox=required --' -- "$cur"))
 		fi
 		;;
+	clean) COMPREPLY=($(compgen -W '--platform --all --dry-run' -- "$cur")) ;;
 	esac
 } &&
 	complete -F _magus magus

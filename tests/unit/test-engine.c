@@ -726,6 +726,35 @@ test_versions_and_text(void)
 	strbuf_release(&sb);
 }
 
+static void
+test_times(void)
+{
+	long long t = -1;
+
+	ok(engine_time_parse("1970-01-01T00:00:00Z", &t) == 0 && t == 0,
+	    "the epoch");
+	ok(engine_time_parse("2026-11-29T21:32:19Z", &t) == 0 &&
+	    t == 1795987939, "a volume's CreatedAt (podman)");
+	ok(engine_time_parse("2016-06-07T20:31:11.853781916Z", &t) == 0 &&
+	    t == 1465331471, "a fraction is dropped (Docker)");
+	ok(engine_time_parse("2016-06-07T22:31:11+02:00", &t) == 0 &&
+	    t == 1465331471, "an offset east of UTC");
+	ok(engine_time_parse("2016-06-07T19:01:11.5-01:30", &t) == 0 &&
+	    t == 1465331471, "an offset west of UTC, with a fraction");
+	ok(engine_time_parse("2024-02-29T00:00:00Z", &t) == 0 &&
+	    t == 1709164800, "a leap day");
+	ok(engine_time_parse("2023-02-29T00:00:00Z", &t) < 0 &&
+	    engine_time_parse("2026-13-01T00:00:00Z", &t) < 0 &&
+	    engine_time_parse("2026-11-29 21:32:19Z", &t) < 0 &&
+	    engine_time_parse("2026-11-29T21:32:19", &t) < 0 &&
+	    engine_time_parse("2026-11-29T21:32:19.Z", &t) < 0 &&
+	    engine_time_parse("2026-11-29T21:32:19Zx", &t) < 0 &&
+	    engine_time_parse("2026-11-29T21:32", &t) < 0 &&
+	    engine_time_parse("2026-11-", &t) < 0 &&
+	    engine_time_parse("", &t) < 0 && engine_time_parse(NULL, &t) < 0,
+	    "what is not an RFC 3339 time is refused");
+}
+
 int
 main(void)
 {
@@ -740,5 +769,6 @@ main(void)
 	test_json_stream();
 	test_url();
 	test_versions_and_text();
+	test_times();
 	return done_testing();
 }

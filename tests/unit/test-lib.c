@@ -5,7 +5,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <grp.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -289,6 +293,73 @@ test_proc(void)
 	    err == ENOENT, "a missing program exits 127 with ENOENT reported");
 }
 
+/*
+ * Judge `kv` in a child that has become uid 65534 (so kill(owner, 0)
+ * fails with EPERM), optionally after mounting a private /proc that hides
+ * other users' processes.  Returns the judgement, or -1 when the child
+ * could not set itself up.
+ */
+static int
+judge_as_nobody(char *const *kv, bool hidepid)
+{
+	pid_t child;
+	int st;
+
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (child == 0) {
+		if (hidepid && (unshare(CLONE_NEWNS) < 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC, "hidepid=2") < 0))
+			_exit(100);
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534,
+		    65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+			_exit(101);
+		_exit((int)labels_owner(kv, NULL));
+	}
+	if (waitpid(child, &st, 0) < 0 || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) >= 100)
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* Is `pid` a zombie (state Z in /proc/PID/stat)? */
+static bool
+zombie(pid_t pid)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[64];
+	const char *p;
+	bool z;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (strbuf_read_file(&sb, path) < 0)
+		return false;
+	p = strrchr(sb.buf, ')');
+	z = p && !strncmp(p, ") Z", 3);
+	strbuf_release(&sb);
+	return z;
+}
+
+/* A test that needs root: skipped without it, failed under
+ * MAGUS_TEST_MUST_WORK=1. */
+static bool
+need_root(const char *what)
+{
+	const char *must = getenv("MAGUS_TEST_MUST_WORK");
+
+	if (geteuid() == 0)
+		return true;
+	if (must && !strcmp(must, "1"))
+		ok(0, "%s: needs root, and MAGUS_TEST_MUST_WORK=1", what);
+	else
+		printf("ok %d # skip %s: needs root\n", ++tap_n, what);
+	return false;
+}
+
 static void
 test_labels(void)
 {
@@ -344,6 +415,32 @@ test_labels(void)
 		    "an exited owner: gone (%s)", why);
 		strvec_clear(&kv);
 	}
+	/* A pid that has exited and is not reaped yet: kill(2) still finds
+	 * it, but it is gone. */
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	{
+		char pid[24], start[24];
+		int i;
+
+		snprintf(pid, sizeof(pid), "%d", (int)child);
+		snprintf(start, sizeof(start), "%llu", proc_start_time(child));
+		/* Wait for the exit without reaping it. */
+		for (i = 0; i < 500 && !zombie(child); i++)
+			usleep(10000);
+		KV(LABEL_WORKSPACE, "/ws");
+		KV(LABEL_USE, "relay");
+		KV(LABEL_HOST, l.host);
+		KV(LABEL_BOOT, l.boot);
+		KV(LABEL_PID, pid);
+		KV(LABEL_PID_START, start);
+		ok(zombie(child) && kill(child, 0) == 0 &&
+		    labels_owner(kv.v, &why) == OWNER_GONE,
+		    "an exited owner not yet reaped: gone (%s)", why);
+		waitpid(child, &st, 0);
+		strvec_clear(&kv);
+	}
 	/* Our pid, but a start time that is not ours: a reused pid. */
 	KV(LABEL_WORKSPACE, "/ws");
 	KV(LABEL_USE, "relay");
@@ -373,6 +470,23 @@ test_labels(void)
 	KV(LABEL_PID_START, "1");
 	ok(labels_owner(kv.v, &why) == OWNER_FOREIGN,
 	    "another host's object: foreign (%s)", why);
+	strvec_clear(&kv);
+	/* Our own labels judged by another user: kill(2) says EPERM, which
+	 * is a running process; /proc still shows its start time. */
+	KV(LABEL_WORKSPACE, "/ws");
+	KV(LABEL_USE, "relay");
+	KV(LABEL_HOST, l.host);
+	KV(LABEL_BOOT, l.boot);
+	KV(LABEL_PID, l.pid);
+	KV(LABEL_PID_START, l.pid_start);
+	if (need_root("EPERM from kill counts as alive"))
+		ok(judge_as_nobody(kv.v, false) == OWNER_LIVE,
+		    "an owner another user cannot signal: live (EPERM)");
+	/* With /proc hiding our process from that user, its start time
+	 * cannot be read: the owner may be alive, so it is not judged. */
+	if (need_root("a hidden start time is not judged"))
+		ok(judge_as_nobody(kv.v, true) == OWNER_FOREIGN,
+		    "an owner whose start time /proc hides: not judged");
 	strvec_clear(&kv);
 	KV("name", "x");
 	ok(labels_owner(kv.v, &why) == OWNER_UNLABELED,
