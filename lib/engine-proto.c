@@ -263,15 +263,6 @@ engine_demux_feed(struct engine_demux *d, const void *buf, size_t len,
 
 /* ---- an HTTP/1.1 response head -------------------------------------- */
 
-static void
-copy_value(char *dst, size_t size, const char *s, size_t n)
-{
-	if (n >= size)
-		n = size - 1;
-	memcpy(dst, s, n);
-	dst[n] = '\0';
-}
-
 /* Does the comma-separated header value hold `token`? */
 static bool
 has_token(const char *v, size_t n, const char *token)
@@ -338,7 +329,7 @@ http_head_parse(const char *buf, size_t len, struct http_head *h)
 	if (eol - buf > 12) {
 		if (buf[12] != ' ')
 			goto bad;
-		copy_value(h->reason, sizeof(h->reason), buf + 13,
+		copy_truncated(h->reason, sizeof(h->reason), buf + 13,
 		    (size_t)(eol - buf - 13));
 	}
 
@@ -381,11 +372,11 @@ http_head_parse(const char *buf, size_t len, struct http_head *h)
 				h->upgrade = true;
 		} else if (name_is(line, (size_t)(colon - line),
 		    "content-type")) {
-			copy_value(h->content_type, sizeof(h->content_type),
+			copy_truncated(h->content_type, sizeof(h->content_type),
 			    v, vn);
 		} else if (name_is(line, (size_t)(colon - line),
 		    "api-version")) {
-			copy_value(h->api_version, sizeof(h->api_version),
+			copy_truncated(h->api_version, sizeof(h->api_version),
 			    v, vn);
 		}
 	}

@@ -206,15 +206,6 @@ relative_path_error(const uint8_t *s, size_t n)
 	return NULL;
 }
 
-static void
-copy_str(char *dst, size_t cap, const uint8_t *s, size_t n)
-{
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, s, n);
-	dst[n] = '\0';
-}
-
 static int
 check_tool_info(struct rd *r, size_t pos, size_t end, struct scip_facts *fx)
 {
@@ -230,11 +221,11 @@ check_tool_info(struct rd *r, size_t pos, size_t end, struct scip_facts *fx)
 			return refuse(r, f.at, "ToolInfo field %u is not "
 			    "UTF-8", f.num);
 		if (f.num == 1)
-			copy_str(fx->tool, sizeof(fx->tool), r->p + f.data,
-			    f.size);
-		else if (f.num == 2)
-			copy_str(fx->tool_version, sizeof(fx->tool_version),
+			copy_truncated(fx->tool, sizeof(fx->tool),
 			    r->p + f.data, f.size);
+		else if (f.num == 2)
+			copy_truncated(fx->tool_version,
+			    sizeof(fx->tool_version), r->p + f.data, f.size);
 	}
 	return k;
 }

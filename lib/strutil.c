@@ -244,3 +244,12 @@ wrap_text(struct strbuf *out, const char *text, unsigned indent,
 		p = next + 2;
 	}
 }
+
+void
+copy_truncated(char *dst, size_t size, const void *s, size_t n)
+{
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}

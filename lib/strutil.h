@@ -27,6 +27,13 @@ char *path_absolute(const char *path);
 /* True when `path` equals `dir` or lies beneath it (lexically). */
 bool path_is_under(const char *path, const char *dir);
 
+/*
+ * Copy the `n` bytes at `s` into `dst` of `size` (> 0) bytes as a string,
+ * cut to fit: for fixed fields filled from wire data that is not
+ * NUL-terminated and whose excess is of no use.
+ */
+void copy_truncated(char *dst, size_t size, const void *s, size_t n);
+
 /* Parse a whole decimal integer in [min, max]; false when s is not one. */
 bool parse_long(const char *s, long min, long max, long *out);
 /* Parse a whole decimal number (no exponent, no hex) > 0. */

@@ -44,7 +44,7 @@ man_synopsis_options() {
 
 @test "magus --help's verbs are magus(1)'s COMMANDS" {
 	local help man
-	help=$(magus --help | sed -n '/^verbs:/,/^$/p' | awk 'NF && !/^verbs:/ { print $1 }' | sort -u)
+	help=$(magus --help | sed -n '/^verbs:/,/^$/p' | awk '/^  [a-z]/ { print $1 }' | sort -u)
 	man=$(sed -n '/^\.Sh COMMANDS/,/^\.Sh /p' "$MAGUS_SRC_DIR/man/magus.1" |
 		awk '/^\.It Cm / { print $3 }' | sort -u)
 	[ -n "$help" ]

@@ -95,15 +95,16 @@ struct run {
 static struct run R;
 
 static void NORETURN
+usage_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+static void
 usage_error(const char *fmt, ...)
 {
-	struct strbuf msg = STRBUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&msg, fmt, ap);
+	vdiag(5001, "run 'magus-scip --help' for the usage", fmt, ap);
 	va_end(ap);
-	diag(5001, "run 'magus-scip --help' for the usage", "%s", msg.buf);
 	exit(2);
 }
 
