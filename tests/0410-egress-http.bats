@@ -37,6 +37,8 @@ teardown() {
 	curl -fsS -x "$EG_PROXY" "http://localhost:$ORIGIN_PORT/hello" >/dev/null
 	local line
 	line=$(egress_last_log 1)
+	# Shown when the test fails: which field was wrong.
+	echo "log line: $line"
 	run jq -e '
 		(.time | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\\.[0-9]{3}Z$")) and
 		(.client | test("^127\\.0\\.0\\.1:[0-9]+$")) and
