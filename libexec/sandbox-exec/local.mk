@@ -39,3 +39,11 @@ SANDBOX_TESTS = \
 dist_check_SCRIPTS += $(SANDBOX_TESTS)
 TESTS += $(SANDBOX_TESTS)
 EXTRA_DIST += tests/lib/sandbox.bash
+
+# --network proxy: the suites run real curl inside the sandbox against
+# origin servers in network namespaces of their own (tests/lib/netproxy.bash).
+# tests/local.mk already adds all of $(dist_check_SCRIPTS) to TESTS.
+dist_check_SCRIPTS += \
+	tests/0452-netproxy-egress.bats \
+	tests/0454-netproxy-lifetime.bats
+EXTRA_DIST += tests/lib/netproxy.bash

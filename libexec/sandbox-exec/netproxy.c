@@ -78,9 +78,11 @@ const size_t netproxy_nempty = ARRAY_SIZE(netproxy_empty_vars);
  * the port over its last digits (it may not allocate then). */
 const char netproxy_url_placeholder[] = "http://127.0.0.1:65535";
 
-/* The forwarder: connections at once (magus-egress's own default), and
- * the buffer of each direction. */
-#define FWD_MAX_CONNS 256
+/* The forwarder: connections at once, and the buffer of each direction.
+ * Above magus-egress's default bound (256) and the 16 it accepts beyond
+ * it only to answer 503, so that the command sees the proxy's 503 rather
+ * than a connection that hangs in the forwarder's backlog. */
+#define FWD_MAX_CONNS 512
 #define FWD_BUF (64 * 1024)
 /* How long the proxy has to say it is ready, and to stop. */
 #define READY_TIMEOUT_MS 10000
