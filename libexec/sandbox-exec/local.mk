@@ -44,6 +44,8 @@ EXTRA_DIST += tests/lib/sandbox.bash
 # origin servers in network namespaces of their own (tests/lib/netproxy.bash).
 # tests/local.mk already adds all of $(dist_check_SCRIPTS) to TESTS.
 dist_check_SCRIPTS += \
+	tests/0450-netproxy-cli.bats \
 	tests/0452-netproxy-egress.bats \
-	tests/0454-netproxy-lifetime.bats
+	tests/0454-netproxy-lifetime.bats \
+	tests/0456-netproxy-run.bats
 EXTRA_DIST += tests/lib/netproxy.bash
