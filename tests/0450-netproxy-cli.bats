@@ -107,3 +107,12 @@ psbx() {
 	[[ "$stderr" == *MGS2020* ]]
 	[ ! -e "$WS/ran" ]
 }
+
+@test "the command inherits no descriptor of the proxy's machinery" {
+	run sbx --mode off -- /bin/ls /proc/self/fd
+	assert_success
+	local unconfined=$output
+	run --separate-stderr psbx --mode required --network proxy -- /bin/ls /proc/self/fd
+	assert_success
+	[ "$output" = "$unconfined" ]
+}

@@ -645,19 +645,31 @@ fwd_stop(struct fwd *f, const char *dir, int status)
 	_exit(status);
 }
 
+static int
+close_from_to(unsigned lo, unsigned hi)
+{
+	/* Before Linux 5.9 there is no close_range: every descriptor this
+	 * program opens is close-on-exec, so the proxy inherits none of
+	 * them anyway. */
+	if (syscall(SYS_close_range, lo, hi, 0) < 0 && errno != ENOSYS)
+		return -1;
+	return 0;
+}
+
 /* Close every descriptor but those in keep[] (sorted, above 2). */
-static void
+static int
 close_others(const int *keep, size_t n)
 {
 	unsigned lo = 3;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if ((unsigned)keep[i] > lo)
-			syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0);
+		if ((unsigned)keep[i] > lo &&
+		    close_from_to(lo, (unsigned)keep[i] - 1) < 0)
+			return -1;
 		lo = (unsigned)keep[i] + 1;
 	}
-	syscall(SYS_close_range, lo, ~0U, 0);
+	return close_from_to(lo, ~0U);
 }
 
 /* Start magus-egress; its pid, or -1.  Its ready line arrives on the
@@ -742,10 +754,10 @@ forwarder(struct netproxy *np, int lfd, int wfd)
 
 	keep[0] = lfd < wfd ? lfd : wfd;
 	keep[1] = lfd < wfd ? wfd : lfd;
-	close_others(keep, 2);
-	/* Out of the terminal's reach: ^C is the command's, not ours. */
-	if (setsid() < 0 || prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 ||
-	    getppid() != np->self)
+	/* Out of the terminal's reach (^C is the command's, not ours), and
+	 * gone with magus-sandbox-exec. */
+	if (close_others(keep, 2) < 0 || setsid() < 0 ||
+	    prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != np->self)
 		_exit(71);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
@@ -791,16 +803,20 @@ forwarder(struct netproxy *np, int lfd, int wfd)
 		fwd_stop(&f, np->dir, 71);
 	}
 	close(rfd);
-	if (fcntl(lfd, F_SETFL, O_NONBLOCK) < 0)
-		_exit(71);
 	memset(evs, 0, sizeof(evs));
 	evs[0].events = EPOLLIN;
 	evs[0].data.u64 = TOK_SIGNAL;
-	if (epoll_ctl(f.epfd, EPOLL_CTL_ADD, f.sigfd, &evs[0]) < 0)
-		_exit(71);
-	fwd_listen(&f, true);
-	if (!f.accepting)
-		_exit(71);
+	if (fcntl(lfd, F_SETFL, O_NONBLOCK) == 0 &&
+	    epoll_ctl(f.epfd, EPOLL_CTL_ADD, f.sigfd, &evs[0]) == 0)
+		fwd_listen(&f, true);
+	if (!f.accepting) {
+		/* Not ready after all: the proxy goes, the command never
+		 * starts. */
+		diag(2020, NULL, "the forwarder cannot wait for connections: "
+		    "%s", strerror(errno));
+		fwd_report(wfd, &r);
+		fwd_stop(&f, np->dir, 71);
+	}
 	r.ok = 1;
 	fwd_report(wfd, &r);
 
@@ -981,8 +997,9 @@ proxy_parent(pid_t pid UNUSED, void *arg)
 			    "with status %d before it was ready",
 			    np->egress_argv.v[0], np->fr.status);
 		else
-			strbuf_addf(&np->fail, "the egress proxy '%s' did not "
-			    "become ready", np->egress_argv.v[0]);
+			strbuf_addf(&np->fail, "the forwarder and the egress "
+			    "proxy '%s' did not become ready",
+			    np->egress_argv.v[0]);
 		return hook_fail(np, 2020, NULL);
 	}
 	verbose_msg("network proxy: %s with loopback only; forwarder pid "
