@@ -504,8 +504,8 @@ net_allow_item(struct loader *L, const yaml_node_t *v, const char *key,
 	if (!s)
 		return -1;
 	if (!host_port_valid(s))
-		return fail(L, 1007, v, key, NULL, "'%s' is not HOST:PORT "
-		    "(a port is always named)", s);
+		return fail(L, 2004, v, key, NULL, "egress allow entry "
+		    "'%s' is not HOST:PORT (a port is always named)", s);
 	ALLOC_GROW(sb->egress, sb->negress + 1, sb->egress_alloc);
 	sb->egress[sb->negress].value = NULL;
 	set_str(L, &sb->egress[sb->negress++], v, s);

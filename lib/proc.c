@@ -104,6 +104,17 @@ run_child(const char *path, char *const argv[], char *const envp[],
 	if (own_group)
 		setpgid(pid, pid); /* also in the parent: no race either way */
 	close(pipefd[1]);
+	if (opts && opts->parent_setup && opts->parent_setup(pid, opts->arg) <
+	    0) {
+		err = errno;
+		kill(pid, SIGKILL);
+		close(pipefd[0]);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = err;
+		return -1;
+	}
 	n = RETRY_EINTR(read(pipefd[0], &err, sizeof(err)));
 	close(pipefd[0]);
 	if (opts && opts->exec_errno)

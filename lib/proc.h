@@ -37,6 +37,14 @@ struct run_opts {
 	void *arg;
 	const char *cwd;	/* chdir here before exec, when not NULL */
 	int *exec_errno;
+	/*
+	 * When not NULL, runs in the parent right after the fork, before
+	 * anything waits for the child (which may be waiting for it), with
+	 * the forwarded signals still blocked.  Returning -1 kills the
+	 * child, reaps it, and makes run_child return -1 with the hook's
+	 * errno.
+	 */
+	int (*parent_setup)(pid_t pid, void *arg);
 };
 int run_child(const char *path, char *const argv[], char *const envp[],
     const struct run_opts *opts);

@@ -144,6 +144,32 @@ report_shims(const struct policy *p)
 	strbuf_release(&hint);
 }
 
+/* Under --network proxy the proxy variables are the sandbox's own. */
+static bool
+proxy_owned(const struct policy *p, const char *name)
+{
+	return p->network_proxy &&
+	    (in_list(name, netproxy_vars, netproxy_nvars) ||
+	    in_list(name, netproxy_empty_vars, netproxy_nempty));
+}
+
+/* Point the command at the forwarder (the port is filled in when it is
+ * known) and let nothing bypass it. */
+static void
+set_proxy_vars(struct policy *p)
+{
+	size_t i;
+
+	for (i = 0; i < netproxy_nvars; i++) {
+		env_set(&p->env, netproxy_vars[i], netproxy_url_placeholder);
+		strvec_push(&p->passed, netproxy_vars[i]);
+	}
+	for (i = 0; i < netproxy_nempty; i++) {
+		env_set(&p->env, netproxy_empty_vars[i], "");
+		strvec_push(&p->passed, netproxy_empty_vars[i]);
+	}
+}
+
 void
 env_build(struct policy *p, char *const *envp)
 {
@@ -157,7 +183,7 @@ env_build(struct policy *p, char *const *envp)
 			continue;
 		name = xstrndup(*envp, (size_t)(eq - *envp));
 		if (in_list(name, owned, ARRAY_SIZE(owned)) ||
-		    strvec_find(&p->passed, name) >= 0 ||
+		    proxy_owned(p, name) || strvec_find(&p->passed, name) >= 0 ||
 		    strvec_find(&p->stripped, name) >= 0 ||
 		    strvec_find(&p->withheld, name) >= 0) {
 			free(name);
@@ -181,6 +207,8 @@ env_build(struct policy *p, char *const *envp)
 	env_set(&p->env, "MAGUS_SANDBOX", sandbox_mode_name(p->mode));
 	strvec_push(&p->passed, "MAGUS_SANDBOX");
 	strvec_push(&p->passed, "TMPDIR");
+	if (p->network_proxy)
+		set_proxy_vars(p);
 
 	if (p->verbose && p->stripped.n) {
 		join_names(&p->stripped, NULL, &list);

@@ -7,9 +7,14 @@ pkglibexec_PROGRAMS += libexec/sandbox-exec/magus-sandbox-exec
 libexec_sandbox_exec_magus_sandbox_exec_SOURCES = \
 	libexec/sandbox-exec/main.c libexec/sandbox-exec/sandbox.h \
 	libexec/sandbox-exec/policy.c libexec/sandbox-exec/env.c \
-	libexec/sandbox-exec/confine.c libexec/sandbox-exec/print.c
+	libexec/sandbox-exec/confine.c libexec/sandbox-exec/print.c \
+	libexec/sandbox-exec/netproxy.c
 libexec_sandbox_exec_magus_sandbox_exec_CFLAGS = $(AM_CFLAGS) $(CAP_CFLAGS)
-libexec_sandbox_exec_magus_sandbox_exec_LDADD = lib/libmagus.a $(CAP_LIBS)
+# --egress-allow entries are checked by magus-egress's own allowlist code.
+libexec_sandbox_exec_magus_sandbox_exec_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(top_srcdir)/libexec/egress
+libexec_sandbox_exec_magus_sandbox_exec_LDADD = \
+	libexec/egress/libegress.a lib/libmagus.a $(CAP_LIBS)
 libexec_sandbox_exec_magus_sandbox_exec_LDFLAGS = $(AM_LDFLAGS) \
 	$(SANDBOX_EXEC_LDFLAGS)
 
@@ -34,3 +39,13 @@ SANDBOX_TESTS = \
 dist_check_SCRIPTS += $(SANDBOX_TESTS)
 TESTS += $(SANDBOX_TESTS)
 EXTRA_DIST += tests/lib/sandbox.bash
+
+# --network proxy: the suites run real curl inside the sandbox against
+# origin servers in network namespaces of their own (tests/lib/netproxy.bash).
+# tests/local.mk already adds all of $(dist_check_SCRIPTS) to TESTS.
+dist_check_SCRIPTS += \
+	tests/0450-netproxy-cli.bats \
+	tests/0452-netproxy-egress.bats \
+	tests/0454-netproxy-lifetime.bats \
+	tests/0456-netproxy-run.bats
+EXTRA_DIST += tests/lib/netproxy.bash

@@ -32,7 +32,8 @@ static const char usage_text[] =
     "usage: magus-sandbox-exec [--mode off|best-effort|required] --root DIR\n"
     "           [--tmp DIR] [--allow MODE:PATH]... "
     "[--passthrough PATTERN]...\n"
-    "           [--network allow|none] [--print-policy] [-v] "
+    "           [--network allow|none|proxy] [--egress-allow HOST:PORT]...\n"
+    "           [--egress-log FILE] [--print-policy] [-v] "
     "-- COMMAND [ARG]...\n";
 
 static NORETURN void
@@ -118,6 +119,14 @@ parse_args(struct policy *p, int argc, char **argv)
 			net = v;
 			continue;
 		}
+		if ((v = opt_value(argc, argv, &i, "--egress-allow"))) {
+			strvec_push(&p->egress, v);
+			continue;
+		}
+		if ((v = opt_value(argc, argv, &i, "--egress-log"))) {
+			p->egress_log = v;
+			continue;
+		}
 		if (a[0] == '-')
 			usage_error("unknown option '%s'", a);
 		usage_error("'%s': the command follows '--'", a);
@@ -134,10 +143,15 @@ parse_args(struct policy *p, int argc, char **argv)
 			usage_error("--mode: unknown sandbox mode '%s' (off, "
 			    "best-effort or required)", mode);
 	}
-	if (net && strcmp(net, "allow") && strcmp(net, "none"))
-		usage_error("--network: unknown network mode '%s' (allow or "
-		    "none)", net);
+	if (net && strcmp(net, "allow") && strcmp(net, "none") &&
+	    strcmp(net, "proxy"))
+		usage_error("--network: unknown network mode '%s' (allow, "
+		    "none or proxy)", net);
 	p->network_none = net && !strcmp(net, "none");
+	p->network_proxy = net && !strcmp(net, "proxy");
+	if (!p->network_proxy && (p->egress.n || p->egress_log))
+		usage_error("--%s needs --network proxy", p->egress.n ?
+		    "egress-allow" : "egress-log");
 	diag_set_verbose(p->verbose);
 }
 
@@ -200,11 +214,14 @@ choose_abi(struct policy *p)
 		die_mgs(1007, NULL, "MAGUS_LANDLOCK_ABI_MAX: '%s' is not an "
 		    "ABI number from 0 to %d", knob, MAGUS_LANDLOCK_ABI_MAX);
 	used = p->abi.used;
-	if (!p->network_none)
+	if (!p->network_none && !p->network_proxy)
 		want &= ~LANDLOCK_FEAT_TCP;
 	p->not_enforced = landlock_missing(used, want);
 	p->handled_fs = landlock_fs_rights(used);
-	p->handled_net = p->network_none ? landlock_net_rights(used) : 0;
+	/* --network proxy adds one rule at run time: connect to the
+	 * forwarder's port. */
+	p->handled_net = p->network_none || p->network_proxy ?
+	    landlock_net_rights(used) : 0;
 	p->scopes = landlock_scopes(used);
 	p->restrict_flags = landlock_restrict_flags(used);
 
@@ -225,7 +242,7 @@ choose_abi(struct policy *p)
 		    "environment allowlist and the exec check)", why.buf);
 	} else if (p->mode == SANDBOX_REQUIRED &&
 	    (used < MAGUS_LANDLOCK_ABI_REQUIRED ||
-	    (p->not_enforced & LANDLOCK_FEAT_TCP))) {
+	    (p->network_none && (p->not_enforced & LANDLOCK_FEAT_TCP)))) {
 		landlock_features_text(p->not_enforced, &missing);
 		strbuf_addf(&why, "Landlock ABI %d", used);
 		abi_note(p, &why);
@@ -288,8 +305,7 @@ check_cwd(const struct policy *p)
 	free(cwd);
 }
 
-/* The exit status for an exec that failed with `err`, reported. */
-static int
+int
 exec_failed(const struct policy *p, const char *name, int err)
 {
 	if (err == ENOENT) {
@@ -433,14 +449,17 @@ main(int argc, char **argv)
 	strvec_init(&p.passed);
 	strvec_init(&p.stripped);
 	strvec_init(&p.withheld);
+	strvec_init(&p.egress);
 
 	/* 1. The command line: usage errors are exit 2 (MGS1002). */
 	parse_args(&p, argc, argv);
 	/* 2. The mode, never below the floor in MAGUS_SANDBOX (MGS2010). */
 	resolve_mode(&p);
 	/* 3. Every input checked before anything happens: --root, --tmp,
-	 *    --allow, --passthrough (MGS1012, MGS2004, MGS2014). */
+	 *    --allow, --passthrough, --egress-allow (MGS1012, MGS2004,
+	 *    MGS2014). */
 	policy_check_input(&p);
+	netproxy_check_input(&p);
 	/* 4. Mode off: the command runs unchanged, environment and all. */
 	if (p.mode == SANDBOX_OFF)
 		return run_unconfined(&p);
@@ -482,7 +501,19 @@ main(int argc, char **argv)
 			die_mgs(2015, NULL, "%s; nothing ran", why.buf);
 		}
 	}
-	/* 12. With --tmp: no_new_privs, every capability dropped, Landlock
+	/* 12. --network proxy: the command in its own network namespace,
+	 *     the forwarder and magus-egress beside it, with or without
+	 *     --tmp (a proxy cannot outlive this process's exec), all torn
+	 *     down with it (MGS2018, MGS2019, MGS2020). */
+	if (p.network_proxy) {
+		status = netproxy_run(&p, ruleset);
+		if (p.tmp_made && remove_tree(p.tmp) < 0)
+			warn_msg("cannot remove the private temp dir '%s': %s",
+			    p.tmp, strerror(errno));
+		policy_release(&p);
+		return status;
+	}
+	/* 13. With --tmp: no_new_privs, every capability dropped, Landlock
 	 *     applied to this process, each step checked (MGS2015), then
 	 *     this process becomes the command. */
 	if (p.tmp_arg) {
@@ -492,7 +523,7 @@ main(int argc, char **argv)
 		policy_release(&p);
 		return status;
 	}
-	/* 13. Without it: the child takes step 12 and execs; this process
+	/* 14. Without it: the child takes step 13 and execs; this process
 	 *     waits, forwards signals and removes the private temp dir. */
 	status = run_and_clean(&p, ruleset);
 	policy_release(&p);

@@ -618,4 +618,5 @@ policy_release(struct policy *p)
 	strvec_clear(&p->passed);
 	strvec_clear(&p->stripped);
 	strvec_clear(&p->withheld);
+	strvec_clear(&p->egress);
 }

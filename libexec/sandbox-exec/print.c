@@ -52,6 +52,48 @@ may_empty_bounding(void)
 	return v == CAP_SET;
 }
 
+/* Where --network proxy will make the namespace: directly when this
+ * process may (CAP_SYS_ADMIN), else through a user namespace. */
+static bool
+may_unshare_net(void)
+{
+	cap_t caps = cap_get_proc();
+	cap_flag_value_t v = CAP_CLEAR;
+
+	if (caps) {
+		cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &v);
+		cap_free(caps);
+	}
+	return v == CAP_SET;
+}
+
+static void
+proxy_text(const struct policy *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	printf("%-14s%s\n", "network", may_unshare_net() ? "proxy: a new "
+	    "network namespace with loopback only (made at run time)" :
+	    "proxy: a new network namespace with loopback only, inside a "
+	    "user namespace (made at run time)");
+	printf("%-14s%s\n", "", "the way out: a forwarder on 127.0.0.1 "
+	    "(port picked at run time) to magus-egress");
+	if (p->handled_net)
+		printf("%-14s%s\n", "", "tcp: connect only to the forwarder's "
+		    "port, bind denied");
+	else
+		printf("%-14s%s\n", "", "tcp: the port rule is not enforced "
+		    "(needs ABI 4); the namespace holds");
+	for (i = 0; i < p->egress.n; i++)
+		strbuf_addf(&sb, "%s%s", i ? " " : "", p->egress.v[i]);
+	printf("%-14s%s\n", "egress allow", sb.len ? sb.buf : "nothing: "
+	    "every destination is refused");
+	printf("%-14s%s\n", "egress log", p->egress_log ? p->egress_log :
+	    "standard error");
+	strbuf_release(&sb);
+}
+
 static void
 landlock_line(const struct policy *p, struct strbuf *sb)
 {
@@ -114,7 +156,9 @@ print_text(const struct policy *p)
 	}
 	for (i = 0; i < p->skipped.n; i++)
 		printf("  %-34s %s\n", "not granted", p->skipped.v[i]);
-	if (!p->network_none)
+	if (p->network_proxy)
+		proxy_text(p);
+	else if (!p->network_none)
 		printf("%-14s%s\n", "network", "allow: tcp bind and connect "
 		    "not restricted");
 	else if (p->handled_net)
@@ -254,14 +298,23 @@ print_json(const struct policy *p)
 	json_names(&j, "not_granted", &p->skipped);
 	json_key(&j, "network");
 	json_object_begin(&j);
-	json_kv_str(&j, "mode", p->network_none ? "none" : "allow");
+	json_kv_str(&j, "mode", p->network_none ? "none" : p->network_proxy ?
+	    "proxy" : "allow");
 	json_key(&j, "denied");
 	json_array_begin(&j);
 	if (p->handled_net & LANDLOCK_ACCESS_NET_BIND_TCP)
 		json_str(&j, "bind_tcp");
+	/* Under proxy, every connect but the one to the forwarder. */
 	if (p->handled_net & LANDLOCK_ACCESS_NET_CONNECT_TCP)
 		json_str(&j, "connect_tcp");
 	json_array_end(&j);
+	if (p->network_proxy) {
+		json_kv_str(&j, "namespace", may_unshare_net() ? "direct" :
+		    "user");
+		json_kv_bool(&j, "port_rule", p->handled_net != 0);
+		json_names(&j, "allow", &p->egress);
+		json_kv_str(&j, "log", p->egress_log);
+	}
 	json_object_end(&j);
 	json_key(&j, "scopes");
 	json_array_begin(&j);

@@ -4,7 +4,8 @@
  * main.c reads as the list of steps; each step lives in its own file:
  * policy.c resolves the grants (which path gets which rights), env.c
  * builds the child's environment, confine.c applies Landlock, no_new_privs
- * and the capability drop, print.c prints the policy.
+ * and the capability drop, print.c prints the policy, netproxy.c runs
+ * the command under --network proxy.
  */
 #ifndef MAGUS_SANDBOX_EXEC_H
 #define MAGUS_SANDBOX_EXEC_H
@@ -38,6 +39,9 @@ struct policy {
 	const char *root_arg;
 	const char *tmp_arg;
 	bool network_none;
+	bool network_proxy;
+	struct strvec egress;	/* --egress-allow HOST:PORT, as given */
+	const char *egress_log;	/* --egress-log FILE, or NULL: stderr */
 	bool print;
 	int verbose;
 	struct strvec allow;	   /* --allow MODE:PATH, as given */
@@ -125,6 +129,34 @@ int confine_privileges(struct strbuf *why);
  * Returns 0, or -1 with the failed step in `why`: the caller must then
  * not run the command. */
 int confine_self(const struct policy *p, int ruleset_fd, struct strbuf *why);
+
+/* netproxy.c */
+
+/* The variables that point the command at the forwarder, and those set
+ * empty; the proxy URL's value until the port is known. */
+extern const char *const netproxy_vars[];
+extern const size_t netproxy_nvars;
+extern const char *const netproxy_empty_vars[];
+extern const size_t netproxy_nempty;
+extern const char netproxy_url_placeholder[];
+
+/* Check every --egress-allow entry as magus-egress would; exit 2 naming
+ * the first one refused (MGS2004). */
+void netproxy_check_input(struct policy *p);
+/*
+ * Run the command under --network proxy: its own network namespace, the
+ * forwarder and magus-egress, all torn down with it (the process tree is
+ * described at the top of netproxy.c).  Always the forking path, with or
+ * without --tmp; a private temp dir made here is not removed here.
+ * Takes `ruleset` (closed).  Returns the exit status.
+ */
+int netproxy_run(struct policy *p, int ruleset);
+
+/* main.c */
+
+/* The exit status for an exec of `name` that failed with `err`,
+ * reported. */
+int exec_failed(const struct policy *p, const char *name, int err);
 
 /* print.c */
 
