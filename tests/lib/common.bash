@@ -63,3 +63,25 @@ assert_code() {
 		fail "expected diagnostic $want in: $text"
 	fi
 }
+
+# test_ca PREFIX: a throwaway P-256 CA valid two days, PREFIX.key and
+# PREFIX.pem, named after PREFIX's last component (so two CAs differ).
+test_ca() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+		-nodes -keyout "$1.key" -out "$1.pem" -days 2 \
+		-subj "/CN=magus test CA ${1##*/}" >/dev/null 2>&1
+}
+
+# test_cert CA OUT CN SAN: a server certificate OUT.pem and key OUT.key
+# signed by the CA made by test_ca CA, for subjectAltName SAN (as
+# "IP:127.0.0.1,DNS:localhost").
+test_cert() {
+	local ca=$1 out=$2 cn=$3 san=$4
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-keyout "$out.key" -out "$out.csr" -subj "/CN=$cn" >/dev/null 2>&1
+	printf 'subjectAltName=%s\n' "$san" >"$out.ext"
+	openssl x509 -req -in "$out.csr" -CA "$ca.pem" -CAkey "$ca.key" \
+		-CAcreateserial -days 2 -extfile "$out.ext" -out "$out.pem" \
+		>/dev/null 2>&1
+	[ -s "$out.pem" ]
+}

@@ -67,18 +67,9 @@ origin_start() {
 tls_setup_file() {
 	local d="$BATS_FILE_TMPDIR/tls"
 	mkdir -p "$d"
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
-		-nodes -keyout "$d/ca.key" -out "$d/ca.pem" -days 2 \
-		-subj "/CN=magus egress test CA" 2>/dev/null
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-		-keyout "$d/server.key" -out "$d/server.csr" \
-		-subj "/CN=localhost" 2>/dev/null
-	printf 'subjectAltName=DNS:localhost,DNS:origin.test,IP:127.0.0.1,IP:::1\n' \
-		>"$d/ext.cnf"
-	openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" \
-		-CAkey "$d/ca.key" -CAcreateserial -days 2 \
-		-extfile "$d/ext.cnf" -out "$d/server.pem" 2>/dev/null
-	[ -s "$d/server.pem" ]
+	test_ca "$d/ca" &&
+		test_cert "$d/ca" "$d/server" localhost \
+		'DNS:localhost,DNS:origin.test,IP:127.0.0.1,IP:::1'
 }
 
 # openssl s_server -WWW serving $T/www on 127.0.0.1, any port.

@@ -77,17 +77,8 @@ nsbx() {
 np_tls_setup_file() {
 	local d="$BATS_FILE_TMPDIR/tls"
 	mkdir -p "$d"
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
-		-nodes -keyout "$d/ca.key" -out "$d/ca.pem" -days 2 \
-		-subj "/CN=magus netproxy test CA" 2>/dev/null
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-		-keyout "$d/server.key" -out "$d/server.csr" \
-		-subj "/CN=$UP_ADDR" 2>/dev/null
-	printf 'subjectAltName=IP:%s\n' "$UP_ADDR" >"$d/ext.cnf"
-	openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" \
-		-CAkey "$d/ca.key" -CAcreateserial -days 2 \
-		-extfile "$d/ext.cnf" -out "$d/server.pem" 2>/dev/null
-	[ -s "$d/server.pem" ]
+	test_ca "$d/ca" &&
+		test_cert "$d/ca" "$d/server" "$UP_ADDR" "IP:$UP_ADDR"
 }
 
 # openssl s_server -WWW on $UP_ADDR in $NS_UP; the CA goes to $WS/ca.pem

@@ -31,26 +31,11 @@ sf_setup_file() {
 	}
 	"$SF_TOOL" keygen -p "$SF/k.pub" -s "$SF/k.key" >/dev/null
 	"$SF_TOOL" keygen -p "$SF/k2.pub" -s "$SF/k2.key" >/dev/null
-	sf_ca "$SF/ca" && sf_ca "$SF/ca2"
-	sf_cert "$SF/ca" "$SF/srv" && sf_cert "$SF/ca2" "$SF/srv2"
+	test_ca "$SF/ca" && test_ca "$SF/ca2"
+	test_cert "$SF/ca" "$SF/srv" localhost IP:127.0.0.1,DNS:localhost &&
+		test_cert "$SF/ca2" "$SF/srv2" localhost IP:127.0.0.1,DNS:localhost
 	mkdir -p "$SF/good"
 	sf_release "$SF/good" "$SF_INNER" "$SF_VERSION"
-}
-
-sf_ca() {
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-		-keyout "$1.key" -out "$1.pem" -days 2 -subj "/CN=magus test CA ${1##*/}" \
-		>/dev/null 2>&1
-}
-
-sf_cert() {
-	local ca=$1 out=$2
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-		-keyout "$out.key" -out "$out.csr" -subj /CN=localhost >/dev/null 2>&1
-	printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$out.ext"
-	openssl x509 -req -in "$out.csr" -CA "$ca.pem" -CAkey "$ca.key" \
-		-CAcreateserial -out "$out.pem" -days 2 -extfile "$out.ext" \
-		>/dev/null 2>&1
 }
 
 # sf_release DIR INNERDIR VERSION [PLATFORM]: the tarball, index.json and
