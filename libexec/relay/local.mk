@@ -6,3 +6,13 @@ libexec_relay_magus_relay_SOURCES = \
 	libexec/relay/env.c libexec/relay/request.c libexec/relay/run.c
 libexec_relay_magus_relay_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(CRYPTO_CFLAGS)
 libexec_relay_magus_relay_LDADD = $(ENGINE_LIBS) $(YAML_LIBS) $(CRYPTO_LIBS) -lpthread -lm
+
+
+# Its tests: against the real test engine (tests/lib/engine.bash), with
+# the inner magus `make check` builds for the self-fetch suites.
+RELAY_TESTS = \
+	tests/0500-relay-run.bats \
+	tests/0510-relay-refusals.bats
+dist_check_SCRIPTS += $(RELAY_TESTS)
+TESTS += $(RELAY_TESTS)
+EXTRA_DIST += tests/lib/relay.bash

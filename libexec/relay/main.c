@@ -195,8 +195,8 @@ main(int argc, char **argv)
 	r.emulated = strcmp(host.arch, r.plat.arch) != 0;
 	load_config(&r);
 	check_url(&r);
-	find_inner(&r);
 	relay_build_env(&r);
+	find_inner(&r);
 
 	r.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
 	    isatty(STDERR_FILENO);
