@@ -54,7 +54,7 @@ relay_ws() {
 	  lines:
 	    run: ["sh", "-c", "seq 1 30000 | sed 's/.*/line & of 30000/'; seq 4 4 30000 | sed 's/^/err /' >&2; exit 7"]
 	  sleep:
-	    run: ["sh", "-c", "echo started; sleep 60; echo never"]
+	    run: ["sh", "-c", "echo started; exec sleep 60"]
 	  stubborn:
 	    run: ["sh", "-c", "trap '' INT TERM HUP; echo started; sleep 60; echo never"]
 	  oom:
