@@ -13,7 +13,8 @@ libexec_relay_magus_relay_LDADD = $(ENGINE_LIBS) $(YAML_LIBS) $(CRYPTO_LIBS) -lp
 RELAY_TESTS = \
 	tests/0500-relay-run.bats \
 	tests/0510-relay-refusals.bats \
-	tests/0520-relay-signals.bats
+	tests/0520-relay-signals.bats \
+	tests/0530-relay-fake.bats
 dist_check_SCRIPTS += $(RELAY_TESTS)
 TESTS += $(RELAY_TESTS)
 EXTRA_DIST += tests/lib/relay.bash
