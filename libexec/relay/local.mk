@@ -14,7 +14,8 @@ RELAY_TESTS = \
 	tests/0500-relay-run.bats \
 	tests/0510-relay-refusals.bats \
 	tests/0520-relay-signals.bats \
-	tests/0530-relay-fake.bats
+	tests/0530-relay-fake.bats \
+	tests/0540-relay-tty.bats
 dist_check_SCRIPTS += $(RELAY_TESTS)
 TESTS += $(RELAY_TESTS)
 EXTRA_DIST += tests/lib/relay.bash

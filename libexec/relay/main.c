@@ -10,6 +10,7 @@
 #include "compat.h"
 
 #include <errno.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -201,6 +202,14 @@ main(int argc, char **argv)
 	r.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
 	    isatty(STDERR_FILENO);
 	r.with_stdin = r.reads_stdin || r.tty;
+	if (r.tty) {
+		struct winsize ws;
+
+		if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
+			r.rows = ws.ws_row;
+			r.cols = ws.ws_col;
+		}
+	}
 	r.store = path_join(r.cfg.cache_dir_abs, "platform");
 	{
 		char *s = path_join(r.store, platform_dirname(&r.plat));

@@ -81,6 +81,7 @@ struct relay {
 	struct strvec env_from;	/* where each entry of env came from */
 	struct magus_labels labels;
 	bool tty;		/* stdin, stdout and stderr are terminals */
+	unsigned rows, cols;	/* the terminal's size, when tty */
 	bool with_stdin;	/* the container's stdin is ours */
 	struct strbuf body;	/* the create request, sent byte for byte */
 	char *head;		/* queue gate: the HEAD under test */

@@ -87,6 +87,15 @@ relay_build_request(struct relay *r)
 	json_array_begin(&j);
 	json_str(&j, "no-new-privileges");
 	json_array_end(&j);
+	if (r->tty && r->rows) {
+		/* The first size, before start: a resize can only follow
+		 * once the container runs, too late for its first look. */
+		json_key(&j, "ConsoleSize");
+		json_array_begin(&j);
+		json_uint(&j, r->rows);
+		json_uint(&j, r->cols);
+		json_array_end(&j);
+	}
 	json_kv_int(&j, "PidsLimit", RELAY_PIDS_LIMIT);
 	if (r->cfg.platform_memory_mb) {
 		json_kv_int(&j, "Memory", r->cfg.platform_memory_mb << 20);
