@@ -25,9 +25,12 @@ teardown() { relay_cleanup; common_teardown; }
 }
 
 @test "on a terminal: a TTY inside, raw mode while it runs and restored after, SIGWINCH resizes" {
+	# The first size reaches the container by a resize after start
+	# (podman 4.3 takes no ConsoleSize at create and no resize before
+	# start), so the target waits for its terminal to have one.
 	cat >>"$WS/magus.yaml" <<-'EOF'
 	  tty:
-	    run: ["sh", "-c", "[ -t 0 ] && [ -t 1 ] && echo on-a-tty; stty size; echo ready; sleep 3; stty size; exit 8"]
+	    run: ["sh", "-c", "[ -t 0 ] && [ -t 1 ] && echo on-a-tty; until stty size 2>/dev/null | grep -qv '^0 0'; do sleep 0.05; done; stty size; echo ready; i=0; until stty size | grep -q '^40 ' || [ $i -ge 200 ]; do sleep 0.05; i=$((i+1)); done; stty size; exit 8"]
 	EOF
 	cd "$WS"
 	run python3 - "$RELAY" "$RELAY_PLATFORM" "$WS" <<-'EOF'
