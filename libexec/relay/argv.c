@@ -24,8 +24,8 @@
 
 const char relay_usage_text[] =
 "usage: magus-relay --platform OS/ARCH[/VARIANT] --root DIR\n"
-"                   [--container-api URL] [--print-request] [--fetch]\n"
-"                   [-o text|json] [-v] -- [FLAG]... VERB [ARG]...\n"
+"           [--container-api URL] [--print-request] [--fetch]\n"
+"           [-o text|json] [-v] -- [FLAG ...] VERB [ARG ...]\n"
 "       magus-relay --help\n";
 
 static const char relayed_list[] =

@@ -7,6 +7,7 @@ libexec_relay_magus_relay_SOURCES = \
 libexec_relay_magus_relay_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(CRYPTO_CFLAGS)
 libexec_relay_magus_relay_LDADD = $(ENGINE_LIBS) $(YAML_LIBS) $(CRYPTO_LIBS) -lpthread -lm
 
+dist_man_MANS += man/magus-relay.1
 
 # Its tests: against the real test engine (tests/lib/engine.bash), with
 # the inner magus `make check` builds for the self-fetch suites.
@@ -15,7 +16,8 @@ RELAY_TESTS = \
 	tests/0510-relay-refusals.bats \
 	tests/0520-relay-signals.bats \
 	tests/0530-relay-fake.bats \
-	tests/0540-relay-tty.bats
+	tests/0540-relay-tty.bats \
+	tests/0550-relay-usage.bats
 dist_check_SCRIPTS += $(RELAY_TESTS)
 TESTS += $(RELAY_TESTS)
 EXTRA_DIST += tests/lib/relay.bash
