@@ -21,3 +21,4 @@ RELAY_TESTS = \
 dist_check_SCRIPTS += $(RELAY_TESTS)
 TESTS += $(RELAY_TESTS)
 EXTRA_DIST += tests/lib/relay.bash
+EXTRA_DIST += bench/relay.sh

@@ -207,8 +207,9 @@ exited(const struct engine_container *c)
  * inspect's ExitCode once the container has exited.
  */
 static int
-await_exit(struct run *run, struct engine_wait *w, struct engine_exit *ex)
+await_exit(struct run *run, struct engine_wait **wp, struct engine_exit *ex)
 {
+	struct engine_wait *w = *wp;
 	struct pollfd p[2];
 	struct engine_container c;
 	int n, r, quiet = 0;
@@ -233,7 +234,7 @@ await_exit(struct run *run, struct engine_wait *w, struct engine_exit *ex)
 				/* A cut wait: the exit is one inspect away. */
 				engine_clear_error(run->e);
 				engine_wait_free(w);
-				w = NULL;
+				w = *wp = NULL;
 			}
 			continue;
 		}
@@ -259,8 +260,8 @@ await_exit(struct run *run, struct engine_wait *w, struct engine_exit *ex)
 
 /* ---- line one --------------------------------------------------------- */
 
-/* /version is slow on podman (0.3 s or more); it is asked on a client of
- * its own while the container is made, and read only for line one. */
+/* The engine's facts for line one, on a client of its own (libcurl
+ * handles are not shared between threads). */
 struct facts {
 	pthread_t thread;
 	bool started;
@@ -427,8 +428,6 @@ relay_run(struct relay *r)
 	if (engine_connect(run.e) < 0)
 		fail(&run);
 	facts.url = r->url;
-	facts.started = pthread_create(&facts.thread, NULL, fetch_facts,
-	    &facts) == 0;
 
 	check_image(&run, &img);
 	engine_image_release(&img);
@@ -482,6 +481,11 @@ relay_run(struct relay *r)
 		engine_attach_free(a);
 		fail(&run);
 	}
+	/* /version is slow on podman (0.3 s or more, and it holds up the
+	 * engine's other answers): asked once the container runs, beside
+	 * it, its output waiting in the stream for line one. */
+	facts.started = pthread_create(&facts.thread, NULL, fetch_facts,
+	    &facts) == 0;
 	if (facts.started)
 		pthread_join(facts.thread, NULL);
 	line_one(r, run.e, &facts);
@@ -498,28 +502,29 @@ relay_run(struct relay *r)
 			break;
 	}
 	engine_attach_free(a);
-	if (run.killed) {
-		engine_wait_free(w);
-		restore_terminal();
-		relay_json_exit(r, "invocation", 128 + run.forwarded, 0);
-		return 128 + run.forwarded;
-	}
-	if (pr < 0) {
+	if (!run.killed && pr < 0) {
 		engine_wait_free(w);
 		fail(&run);
 	}
-
 	memset(&ex, 0, sizeof(ex));
-	pr = await_exit(&run, w, &ex);
-	if (pr != 1)
-		engine_wait_free(w);
+	strbuf_init(&ex.error, 0);
+	if (!run.killed) {
+		pr = await_exit(&run, &w, &ex);
+		if (pr < 0 && !run.killed) {
+			engine_wait_free(w);
+			fail(&run);
+		}
+	}
+	engine_wait_free(w);
 	if (run.killed) {
+		/* A second signal: the container is gone, removed. */
 		restore_terminal();
+		strbuf_release(&ex.error);
+		free(run.id);
+		engine_free(run.e);
 		relay_json_exit(r, "invocation", 128 + run.forwarded, 0);
 		return 128 + run.forwarded;
 	}
-	if (pr < 0)
-		fail(&run);
 	if (engine_container_inspect(run.e, run.id, &st) < 0)
 		fail(&run);
 	restore_terminal();
