@@ -215,3 +215,33 @@ oom_run() {
 	assert_equal "$status" 137
 	! grep -q MGS3008 <<<"$stderr"
 }
+
+@test "a verb that reads stdin gets it: OpenStdin in the body, stdin=1 on the attach" {
+	frames 1 $'out\n' >"$T/stream"
+	scenario '' "$WAIT5"
+	run --separate-stderr relay -- run --stdin hello </dev/null
+	assert_equal "$status" 5
+	n=$(fake_find 'POST /v1.41/containers/create')
+	grep -q '"OpenStdin":true,"StdinOnce":true,"AttachStdin":true' "$(fake_body_file "$n")"
+	fake_log | grep -q 'attach?stream=1&stdin=1'
+	fake_down
+	rm -rf "$FAKE_DIR"
+	scenario '' "$WAIT5"
+	run --separate-stderr relay -- run hello </dev/null
+	n=$(fake_find 'POST /v1.41/containers/create')
+	grep -q '"OpenStdin":false' "$(fake_body_file "$n")"
+	fake_log | grep -q 'attach?stream=1&stdin=0'
+}
+
+@test "line one: -v adds the API version and where writes land; queue gate names the HEAD under test" {
+	frames 1 $'out\n' >"$T/stream"
+	scenario '' "$WAIT5"
+	mkdir -p "$WS/.git/refs/heads"
+	echo 'ref: refs/heads/main' >"$WS/.git/HEAD"
+	echo 0123456789abcdef0123456789abcdef01234567 >"$WS/.git/refs/heads/main"
+	run --separate-stderr relay -v -- queue gate -- magus run hello
+	[[ ${stderr_lines[0]} == *", testing HEAD 0123456789ab" ]] ||
+		fail "line one: ${stderr_lines[0]}"
+	[[ ${stderr_lines[1]} == *"API 1.41"*"writes land in '$WS/.magus/platform/linux-$HOST_ARCH'" ]] ||
+		fail "line two: ${stderr_lines[1]}"
+}
