@@ -89,12 +89,6 @@ relay_objects() {
 	engine_cli -H "$ENGINE_URL" volumes "$l" | sed 's/^\([^ ]*\).*/v \1/'
 }
 
-# Every magus object on the engine, whoever made it.
-engine_all_objects() {
-	engine_cli -H "$ENGINE_URL" ps magus.workspace | cut -d' ' -f1
-	engine_cli -H "$ENGINE_URL" volumes magus.workspace | cut -d' ' -f1
-}
-
 relay_cleanup() {
 	local kind id
 	[ -n "${WS:-}" ] && [ -z "${ENGINE_SKIP:-}" ] || return 0
