@@ -229,13 +229,15 @@ main(int argc, char **argv)
 		read_head(&r);
 	relay_build_request(&r);
 
-	if (r.print_request)
-		return relay_print_request(&r);
-	/* The store exists when the inner magus came from it; one from the
-	 * self-fetch cache may be the first thing relayed here. */
-	mkdirs(r.store);
-
-	status = relay_run(&r);
+	if (r.print_request) {
+		status = relay_print_request(&r);
+	} else {
+		/* The store exists when the inner magus came from it; one
+		 * from the self-fetch cache may be the first thing relayed
+		 * here. */
+		mkdirs(r.store);
+		status = relay_run(&r);
+	}
 
 	inner_lookup_release(&r.lookup);
 	config_release(&r.cfg);
