@@ -245,3 +245,21 @@ oom_run() {
 	[[ ${stderr_lines[1]} == *"API 1.41"*"writes land in '$WS/.magus/platform/linux-$HOST_ARCH'" ]] ||
 		fail "line two: ${stderr_lines[1]}"
 }
+
+@test "container.rootless: required refuses an engine that is not rootless: exit 71, MGS3034, nothing created" {
+	mkdir -p "$XDG_CONFIG_HOME/magus"
+	printf 'container:\n  rootless: required\n' >"$XDG_CONFIG_HOME/magus/config.yaml"
+	fake_up <<-EOF
+	GET /v1.41/info 200 body={"OSType":"linux","SecurityOptions":["name=seccomp,profile=default","name=rootlessish"]}
+	EOF
+	MAGUS_CONTAINER_API=$FAKE_URL run --separate-stderr relay -- run hello
+	assert_equal "$status" 71
+	assert_code MGS3034
+	! fake_log | grep -q 'POST' || fail "something was created: $(fake_log)"
+	fake_down
+	rm -rf "$FAKE_DIR"
+	frames 1 $'out\n' >"$T/stream"
+	scenario '' "$WAIT5" 'GET /v1.41/info 200 body={"SecurityOptions":["name=seccomp,profile=default","name=rootless"]}'
+	run --separate-stderr relay -- run hello
+	assert_equal "$status" 5
+}

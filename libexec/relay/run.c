@@ -427,6 +427,12 @@ relay_run(struct relay *r)
 		fail(&run);
 	if (engine_connect(run.e) < 0)
 		fail(&run);
+	/* containers.md: container.rootless: required refuses an engine
+	 * whose /info does not say rootless. */
+	if (r->cfg.container_rootless.value &&
+	    !strcmp(r->cfg.container_rootless.value, "required") &&
+	    engine_require_rootless(run.e) < 0)
+		fail(&run);
 	facts.url = r->url;
 
 	check_image(&run, &img);
