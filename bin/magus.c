@@ -182,14 +182,24 @@ flag_value(int argc, char **argv, int *i, const char *name)
 	return NULL;
 }
 
+/*
+ * The global flags that cross into a relayed run, as typed (a relayed
+ * argv runs inside verbatim, less the relay's own flags and the front's
+ * --exec-path, which names this machine's helpers).
+ */
+static struct strvec crossing = STRVEC_INIT;
+
 static int
 parse_global(struct front *f, int argc, char **argv)
 {
 	const char *v;
-	int i;
+	int i, at;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		bool crosses = false;
+
+		at = i;
 
 		if (a[0] != '-')
 			break;
@@ -224,22 +234,23 @@ parse_global(struct front *f, int argc, char **argv)
 		if (!strcmp(a, "--verbose") || strspn(a + 1, "v") ==
 		    strlen(a + 1)) {
 			f->verbose += a[1] == '-' ? 1 : (int)strlen(a + 1);
-			continue;
-		}
-		if ((v = flag_value(argc, argv, &i, "-C"))) {
+			crosses = true;
+		} else if ((v = flag_value(argc, argv, &i, "-C"))) {
 			f->chdir_to = v;
-			continue;
-		}
-		if ((v = flag_value(argc, argv, &i, "--root"))) {
+			crosses = true;
+		} else if ((v = flag_value(argc, argv, &i, "--root"))) {
 			f->root_flag = v;
-			continue;
-		}
-		if ((v = flag_value(argc, argv, &i, "--config"))) {
+			crosses = true;
+		} else if ((v = flag_value(argc, argv, &i, "--config"))) {
 			f->config_file = v;
-			continue;
-		}
-		if ((v = flag_value(argc, argv, &i, "--sandbox"))) {
+			crosses = true;
+		} else if ((v = flag_value(argc, argv, &i, "--sandbox"))) {
 			f->flags.sandbox = v;
+			crosses = true;
+		}
+		if (crosses) {
+			for (; at <= i; at++)
+				strvec_push(&crossing, argv[at]);
 			continue;
 		}
 		if ((v = flag_value(argc, argv, &i, "--platform"))) {
@@ -259,6 +270,8 @@ parse_global(struct front *f, int argc, char **argv)
 			}
 			f->flags.output = v;
 			diag_set_json(!strcmp(v, "json"));
+			for (; at <= i; at++)
+				strvec_push(&crossing, argv[at]);
 			continue;
 		}
 		diag(1002, "global flags are listed by 'magus --help'",
@@ -462,12 +475,20 @@ dispatch_external(struct front *f, int argc UNUSED, char **argv)
 	return 2;
 }
 
-/* Hand the whole invocation to magus-relay, which runs it on `--platform`. */
+/*
+ * Hand the whole invocation to magus-relay, which runs it on --platform:
+ * the crossing global flags and the verb's argv, from the directory the
+ * command was typed in (a -C crosses as typed and applies inside).  The
+ * front execs the relay rather than waiting for it, so a signal reaches
+ * the relay alone and its rules (first forwarded, second kills and
+ * removes the container) are the only ones in play.
+ */
 static int
-relay(struct front *f, int argc, char **argv)
+relay(struct front *f, int argc, char **argv, const char *cwd)
 {
 	struct strvec av = STRVEC_INIT;
-	int i, status;
+	char *path = helper_path("relay");
+	int i, err;
 
 	front_load_config(f);
 	front_export_env(f);
@@ -481,17 +502,34 @@ relay(struct front *f, int argc, char **argv)
 	if (f->verbose)
 		strvec_push(&av, "-v");
 	strvec_push(&av, "--");
+	strvec_pushv(&av, crossing.v);
 	for (i = 0; i < argc; i++)
 		strvec_push(&av, argv[i]);
-	status = front_run_helper("relay", av.v);
+	if (cwd && chdir(cwd) < 0) {
+		diag(1012, NULL, "cannot change back to '%s': %s", cwd,
+		    strerror(errno));
+		return 2;
+	}
+	execv(path, av.v);
+	err = errno;
+	if (err == ENOENT)
+		diag(1009, "run 'magus --exec-path' to see where helpers are "
+		    "looked for", "helper 'magus-relay' not found in '%s'",
+		    exec_path());
+	else
+		diag(1010, NULL, "cannot execute '%s': %s", path,
+		    strerror(err));
 	strvec_clear(&av);
-	return status;
+	free(path);
+	return err == ENOENT ? 127 : 126;
 }
 
 static int
 run_verb(struct front *f, int argc, char **argv, int i)
 {
 	const struct verb *v;
+	char cwd[PATH_MAX];
+	bool have_cwd = getcwd(cwd, sizeof(cwd)) != NULL;
 
 	resolve_root(f);
 	if (f->platform) {
@@ -507,7 +545,8 @@ run_verb(struct front *f, int argc, char **argv, int i)
 		/* The host's own platform: nothing changes, the verb runs
 		 * here.  Another platform is the relay's. */
 		if (!platform_is_host(&p))
-			return relay(f, argc - i, argv + i);
+			return relay(f, argc - i, argv + i,
+			    have_cwd ? cwd : NULL);
 	}
 	v = verb_find(argv[i]);
 	if (!v)
@@ -539,5 +578,6 @@ main(int argc, char **argv)
 	if (f.cfg_loaded)
 		config_release(&f.cfg);
 	free(f.root);
+	strvec_clear(&crossing);
 	return rc;
 }

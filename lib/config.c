@@ -803,6 +803,19 @@ sec_images(struct loader *L, const yaml_node_t *v, const char *key,
 
 static const char *const network_choices[] = { "none", "default", NULL };
 
+/* The relay's memory bound: Memory and MemorySwap of its containers. */
+static int
+platform_memory(struct loader *L, const yaml_node_t *v, const char *key,
+    void *arg UNUSED)
+{
+	struct magus_config *cfg = L->cfg;
+
+	if (!number_long(L, v, key, 6, 1L << 20, &cfg->platform_memory_mb))
+		return -1;
+	cfg->platform_memory_from = origin_at(L, v);
+	return 0;
+}
+
 static int
 sec_platform(struct loader *L, const yaml_node_t *v, const char *key,
     void *arg)
@@ -810,6 +823,7 @@ sec_platform(struct loader *L, const yaml_node_t *v, const char *key,
 	static const struct keyspec keys[] = {
 		{ "images", sec_images },
 		{ "network", str_field, FIELD(platform_network), network_choices },
+		{ "memory_mb", platform_memory },
 		{ NULL, NULL },
 	};
 
@@ -1531,6 +1545,12 @@ config_each(const struct magus_config *cfg, emit_fn emit, void *arg)
 		}
 	}
 	each_str("platform.network", &cfg->platform_network, emit, arg);
+	if (cfg->platform_memory_mb) {
+		strbuf_reset(&v);
+		strbuf_addf(&v, "%ld", cfg->platform_memory_mb);
+		emit("platform.memory_mb", v.buf, &cfg->platform_memory_from,
+		    arg);
+	}
 	each_str("cache.dir", &cfg->cache_dir, emit, arg);
 	for (i = 0; i < cfg->nindexers; i++) {
 		const struct cfg_indexer *ix = &cfg->indexers[i];

@@ -115,6 +115,8 @@ struct magus_config {
 	struct cfg_image *images;
 	size_t nimages, images_alloc;
 	struct cfg_str platform_network; /* none or default */
+	long platform_memory_mb;	 /* the relay's bound; 0: none */
+	struct origin platform_memory_from;
 
 	struct cfg_indexer *indexers;
 	size_t nindexers, indexers_alloc;
