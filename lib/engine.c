@@ -1552,3 +1552,19 @@ engine_volume_delete(struct engine *e, const char *name, bool force)
 	strbuf_release(&what);
 	return ret;
 }
+
+void
+engine_json_hardening(struct json *j)
+{
+	json_kv_bool(j, "Privileged", false);
+	json_kv_bool(j, "Init", true);
+	json_kv_bool(j, "AutoRemove", false);
+	json_key(j, "CapDrop");
+	json_array_begin(j);
+	json_str(j, "ALL");
+	json_array_end(j);
+	json_key(j, "SecurityOpt");
+	json_array_begin(j);
+	json_str(j, "no-new-privileges");
+	json_array_end(j);
+}

@@ -291,6 +291,16 @@ int engine_image_pull(struct engine *e, const char *ref, const char *platform,
 
 /* ---- Containers -------------------------------------------------------- */
 
+struct json;
+/*
+ * The hardening every container magus creates carries (spec/containers.md),
+ * written as members of the HostConfig object open in `j`: Privileged
+ * false, Init true (a real PID 1 reaps and passes signals on), AutoRemove
+ * false (magus reads the exit and inspect before it deletes), CapDrop
+ * ["ALL"], SecurityOpt ["no-new-privileges"].
+ */
+void engine_json_hardening(struct json *j);
+
 /*
  * POST /containers/create[?name=NAME][&platform=P] with `body` sent
  * byte for byte (Content-Type: application/json).  Before sending, every

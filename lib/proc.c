@@ -173,3 +173,60 @@ out:
 	strbuf_release(&sb);
 	return t;
 }
+
+/* ---- the self-pipe ------------------------------------------------------ */
+
+static int signal_fds[2] = { -1, -1 };
+
+static void
+on_signal_to_pipe(int sig)
+{
+	unsigned char c = (unsigned char)sig;
+	int saved = errno;
+
+	if (write(signal_fds[1], &c, 1) < 0) {
+		/* EAGAIN: a full pipe already holds a wake-up. */
+	}
+	errno = saved;
+}
+
+int
+signal_pipe(const int *sigs, size_t n)
+{
+	struct sigaction sa;
+	size_t i;
+
+	if (signal_fds[0] < 0 && pipe2(signal_fds, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal_to_pipe;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (i = 0; i < n; i++)
+		if (sigaction(sigs[i], &sa, NULL) < 0)
+			return -1;
+	return signal_fds[0];
+}
+
+int
+signal_pipe_next(int fd)
+{
+	unsigned char c;
+
+	return read(fd, &c, 1) == 1 ? c : 0;
+}
+
+const char *
+engine_signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT:
+		return "INT";
+	case SIGHUP:
+		return "HUP";
+	case SIGQUIT:
+		return "QUIT";
+	default:
+		return "TERM";
+	}
+}

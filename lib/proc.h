@@ -5,6 +5,7 @@
 #define MAGUS_PROC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /*
@@ -48,6 +49,21 @@ struct run_opts {
 };
 int run_child(const char *path, char *const argv[], char *const envp[],
     const struct run_opts *opts);
+
+/*
+ * The self-pipe for a program with a poll loop: catch each signal of
+ * `sigs` (with SA_RESTART) by writing its number, one byte, into a
+ * close-on-exec, non-blocking pipe, and return the pipe's read end to
+ * watch; -1 with errno set when the pipe or a handler cannot be made.
+ * Once per process.  A full pipe drops the byte: it already holds a
+ * wake-up.
+ */
+int signal_pipe(const int *sigs, size_t n);
+/* The next signal caught into the pipe whose read end is `fd`, or 0. */
+int signal_pipe_next(int fd);
+/* The Engine API's name of a signal magus passes on to a container:
+ * "INT", "HUP", "QUIT", else "TERM". */
+const char *engine_signal_name(int sig);
 
 /* The start time of `pid` in clock ticks since boot (field 22 of
  * /proc/PID/stat), or 0 when it cannot be read. */

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "engine.h"
 #include "json.h"
 #include "relay.h"
 #include "strutil.h"
@@ -76,17 +77,7 @@ relay_build_request(struct relay *r)
 	mount(&j, "bind", r->lookup.dir, RELAY_INNER_DIR, true);
 	mount(&j, "volume", r->volume, r->home, false);
 	json_array_end(&j);
-	json_kv_bool(&j, "Init", true);
-	json_kv_bool(&j, "AutoRemove", false);
-	json_kv_bool(&j, "Privileged", false);
-	json_key(&j, "CapDrop");
-	json_array_begin(&j);
-	json_str(&j, "ALL");
-	json_array_end(&j);
-	json_key(&j, "SecurityOpt");
-	json_array_begin(&j);
-	json_str(&j, "no-new-privileges");
-	json_array_end(&j);
+	engine_json_hardening(&j);
 	if (r->tty && r->rows) {
 		/* The first size, before start: a resize can only follow
 		 * once the container runs, too late for its first look. */

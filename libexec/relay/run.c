@@ -28,66 +28,26 @@
 #include "diag.h"
 #include "engine.h"
 #include "json.h"
+#include "proc.h"
 #include "relay.h"
 #include "strutil.h"
 #include "xalloc.h"
 
 /* ---- signals ---------------------------------------------------------- */
 
-static int sig_fds[2] = { -1, -1 };
-
-static void
-on_signal(int sig)
-{
-	unsigned char c = (unsigned char)sig;
-	int saved = errno;
-
-	if (write(sig_fds[1], &c, 1) < 0) {
-		/* A full pipe already holds a wake-up. */
-	}
-	errno = saved;
-}
+/* The read end of the self-pipe the handled signals are written into. */
+static int sig_fd = -1;
 
 static void
 catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
 		SIGWINCH };
-	struct sigaction sa;
-	size_t i;
-	int fl;
 
-	if (pipe2(sig_fds, O_CLOEXEC) < 0)
-		die_mgs(3043, NULL, "cannot make a pipe: %s", strerror(errno));
-	for (i = 0; i < 2; i++) {
-		fl = fcntl(sig_fds[i], F_GETFL);
-		if (fl < 0 || fcntl(sig_fds[i], F_SETFL, fl | O_NONBLOCK) < 0)
-			die_mgs(3043, NULL, "cannot set up a pipe: %s",
-			    strerror(errno));
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], &sa, NULL) < 0)
-			die_mgs(3043, NULL, "cannot catch signal %d: %s",
-			    sigs[i], strerror(errno));
-}
-
-static const char *
-signame(int sig)
-{
-	switch (sig) {
-	case SIGINT:
-		return "INT";
-	case SIGHUP:
-		return "HUP";
-	case SIGQUIT:
-		return "QUIT";
-	default:
-		return "TERM";
-	}
+	sig_fd = signal_pipe(sigs, ARRAY_SIZE(sigs));
+	if (sig_fd < 0)
+		die_mgs(3043, NULL, "cannot catch signals: %s",
+		    strerror(errno));
 }
 
 /* ---- the terminal ----------------------------------------------------- */
@@ -165,9 +125,9 @@ fail(struct run *run)
 static void
 handle_signals(struct run *run)
 {
-	unsigned char c;
+	int c;
 
-	while (read(sig_fds[0], &c, 1) == 1) {
+	while ((c = signal_pipe_next(sig_fd))) {
 		if (c == SIGWINCH) {
 			if (run->r->tty)
 				resize(run->e, run->id);
@@ -185,7 +145,8 @@ handle_signals(struct run *run)
 		if (run->forwarded)
 			continue;
 		run->forwarded = c;
-		if (engine_container_kill(run->e, run->id, signame(c)) < 0) {
+		if (engine_container_kill(run->e, run->id,
+		    engine_signal_name(c)) < 0) {
 			if (engine_error(run->e)->kind != ENGINE_E_CONFLICT &&
 			    engine_error(run->e)->kind != ENGINE_E_NOTFOUND)
 				engine_diag(run->e);
@@ -217,7 +178,7 @@ await_exit(struct run *run, struct engine_wait **wp, struct engine_exit *ex)
 	for (;;) {
 		if (run->killed)
 			return 1;
-		p[0].fd = sig_fds[0];
+		p[0].fd = sig_fd;
 		p[0].events = POLLIN;
 		p[1].fd = w ? engine_wait_fd(w) : -1;
 		p[1].events = POLLIN;
@@ -466,9 +427,9 @@ relay_run(struct relay *r)
 	/* A signal while the container was being made: nothing of the
 	 * caller's has run yet, so it goes, and the relay ends as signaled. */
 	{
-		unsigned char c;
+		int c;
 
-		while (read(sig_fds[0], &c, 1) == 1) {
+		while ((c = signal_pipe_next(sig_fd))) {
 			if (c == SIGWINCH)
 				continue;
 			engine_wait_free(w);
@@ -501,7 +462,7 @@ relay_run(struct relay *r)
 	pump.in_fd = r->with_stdin ? STDIN_FILENO : -1;
 	pump.out_fd = STDOUT_FILENO;
 	pump.err_fd = STDERR_FILENO;
-	pump.wake_fd = sig_fds[0];
+	pump.wake_fd = sig_fd;
 	while ((pr = engine_attach_pump(a, &pump)) == ENGINE_PUMP_WAKE) {
 		handle_signals(&run);
 		if (run.killed)

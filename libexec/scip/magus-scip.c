@@ -757,18 +757,8 @@ build_body(const struct magus_labels *l, struct strbuf *body)
 	json_key(&j, "HostConfig");
 	json_object_begin(&j);
 	json_kv_str(&j, "NetworkMode", "none");
-	json_kv_bool(&j, "Privileged", false);
-	json_kv_bool(&j, "Init", true);
-	json_kv_bool(&j, "AutoRemove", false);
+	engine_json_hardening(&j);
 	json_kv_bool(&j, "ReadonlyRootfs", true);
-	json_key(&j, "CapDrop");
-	json_array_begin(&j);
-	json_str(&j, "ALL");
-	json_array_end(&j);
-	json_key(&j, "SecurityOpt");
-	json_array_begin(&j);
-	json_str(&j, "no-new-privileges");
-	json_array_end(&j);
 	json_kv_int(&j, "Memory", mem);
 	json_kv_int(&j, "MemorySwap", mem);
 	json_kv_int(&j, "NanoCpus", (long long)(R.cpus * 1e9 + 0.5));
@@ -787,66 +777,33 @@ build_body(const struct magus_labels *l, struct strbuf *body)
 
 /* ---- 5. the run ---------------------------------------------------------- */
 
-static int sig_pipe[2] = { -1, -1 };
-
-static void
-on_signal(int sig)
-{
-	unsigned char c = (unsigned char)sig;
-	int saved = errno;
-
-	if (write(sig_pipe[1], &c, 1) < 0) {
-		/* a full pipe already holds a wake-up */
-	}
-	errno = saved;
-}
+/* The read end of the self-pipe the handled signals are written into. */
+static int sig_fd = -1;
 
 static void
 catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	struct sigaction sa;
-	size_t i;
 
-	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		die_status(71, "cannot make a pipe: %s", strerror(errno));
+	sig_fd = signal_pipe(sigs, ARRAY_SIZE(sigs));
+	if (sig_fd < 0)
+		die_status(71, "cannot catch signals: %s", strerror(errno));
 	/* A reader that goes away is a write error (the container is then
 	 * deleted and the run recorded), not a silent death leaving the
 	 * container behind. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		die_status(71, "signal: %s", strerror(errno));
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	for (i = 0; i < ARRAY_SIZE(sigs); i++)
-		if (sigaction(sigs[i], &sa, NULL) < 0)
-			die_status(71, "sigaction: %s", strerror(errno));
-}
-
-static const char *
-signame(int sig)
-{
-	switch (sig) {
-	case SIGINT:
-		return "INT";
-	case SIGHUP:
-		return "HUP";
-	case SIGQUIT:
-		return "QUIT";
-	default:
-		return "TERM";
-	}
 }
 
 /* The first signal goes to the indexer by name; a second one kills. */
 static void
 forward_signals(void)
 {
-	unsigned char c;
+	int c;
 
-	while (read(sig_pipe[0], &c, 1) == 1) {
-		const char *name = R.forwarded ? "KILL" : signame(c);
+	while ((c = signal_pipe_next(sig_fd))) {
+		const char *name = R.forwarded ? "KILL" :
+		    engine_signal_name(c);
 
 		if (!R.forwarded)
 			R.forwarded = c;
@@ -874,8 +831,8 @@ make_waker(int *timer)
 		die_status(71, "epoll_create1: %s", strerror(errno));
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
-	ev.data.fd = sig_pipe[0];
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, sig_pipe[0], &ev) < 0)
+	ev.data.fd = sig_fd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, sig_fd, &ev) < 0)
 		die_status(71, "epoll_ctl: %s", strerror(errno));
 	if (!cg_active(&R.cg))
 		return ep;
@@ -1023,7 +980,7 @@ judge(const struct outcome *o)
 	if (R.forwarded)
 		finish(SCIP_STATE_FAILED, 5004, 128 + R.forwarded, NULL,
 		    "the indexer of '%s' was stopped by SIG%s; %s",
-		    R.project, signame(R.forwarded), kept());
+		    R.project, engine_signal_name(R.forwarded), kept());
 	if (o->status != 0)
 		finish(SCIP_STATE_FAILED, 5004, o->status > 0 &&
 		    o->status < 256 ? o->status : 71, "read the indexer's "
