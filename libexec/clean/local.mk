@@ -14,5 +14,6 @@ dist_check_SCRIPTS += \
 	tests/0600-clean-cli.bats \
 	tests/0610-clean-stores.bats \
 	tests/0620-clean-engine.bats \
+	tests/0625-clean-relay.bats \
 	tests/0630-clean-faults.bats
 EXTRA_DIST += tests/lib/clean.bash
