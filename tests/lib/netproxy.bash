@@ -93,7 +93,9 @@ np_tls_start() {
 		-key "$d/server.key" -WWW </dev/null >"$out" 2>&1) &
 	EGRESS_PIDS+=("$!")
 	for i in $(seq 100); do
-		TLS_PORT=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' "$out")
+		# The server's shell may not have made $out yet.
+		TLS_PORT=$(sed -n 's/^ACCEPT .*:\([0-9]*\)$/\1/p' "$out" \
+			2>/dev/null || true)
 		[ -n "$TLS_PORT" ] && return 0
 		sleep 0.1
 	done
