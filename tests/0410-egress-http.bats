@@ -93,6 +93,8 @@ teardown() {
 		--data-binary @"$T/body" "http://localhost:$ORIGIN_PORT/echo" -o "$T/out"
 	assert_success
 	sed '1,/^--$/d' "$T/out" | cmp - "$T/body"
+	# The log names the final status, not the interim 100.
+	[ "$(jq -r .status <<<"$(egress_last_log 1)")" = 200 ]
 }
 
 @test "a large download arrives whole" {

@@ -73,6 +73,9 @@
 #define RESOLVER_THREADS 4
 #define MAX_ADDRS 8
 #define RELAY_BUF (128 * 1024)
+/* How much of a response is kept to find its status for the log: enough
+ * for a few interim (1xx) heads before the final one. */
+#define RESP_PEEK 512
 /* Rounds of one direction per wake-up, so one fast stream cannot starve
  * the others; the level-triggered poll brings it back at once. */
 #define MAX_ROUNDS 16
@@ -130,6 +133,8 @@ struct dir {
 	bool half_close;	/* pass the end on with shutdown(dst) */
 	enum wait wait;
 	uint64_t bytes;		/* written to dst, pre included */
+	char first[RESP_PEEK];	/* the first bytes read from src */
+	size_t firstlen;
 };
 
 /* A timer queue: every member waits the same time, so appending keeps
@@ -161,7 +166,6 @@ struct conn {
 	struct http_req req;
 	struct strbuf out;	/* the forwarded head, or our answer */
 	size_t outoff;		/* how much of our answer is written */
-	bool peeked;		/* the response's status was looked at */
 	char *bufs[2];		/* RELAY_BUF bytes each, kept with the slot */
 	struct body body;
 
@@ -304,6 +308,33 @@ set_reason(struct conn *c, const char *verdict, int status, const char *fmt,
 
 /* ---- the log -------------------------------------------------------- */
 
+/*
+ * The status of the final response among the first bytes an origin sent,
+ * skipping interim 1xx heads; 0 when those bytes do not show it.
+ */
+static int
+response_status(const char *b, size_t n)
+{
+	for (;;) {
+		const char *end;
+		int st;
+
+		if (n < 12 || memcmp(b, "HTTP/1.", 7) || b[8] != ' ' ||
+		    !isdigit((unsigned char)b[9]) ||
+		    !isdigit((unsigned char)b[10]) ||
+		    !isdigit((unsigned char)b[11]))
+			return 0;
+		st = (b[9] - '0') * 100 + (b[10] - '0') * 10 + (b[11] - '0');
+		if (st < 100 || st >= 200 || st == 101)
+			return st;
+		end = memmem(b, n, "\r\n\r\n", 4);
+		if (!end)
+			return st;
+		n -= (size_t)(end + 4 - b);
+		b = end + 4;
+	}
+}
+
 static void
 log_conn(struct conn *c)
 {
@@ -340,6 +371,8 @@ log_conn(struct conn *c)
 		json_null(&j);
 	json_kv_str(&j, "verdict", c->verdict);
 	json_key(&j, "status");
+	if (!c->status && !c->tunnel)
+		c->status = response_status(c->down.first, c->down.firstlen);
 	if (c->status)
 		json_int(&j, c->status);
 	else
@@ -618,6 +651,14 @@ dir_pump(struct dir *d, int src, int dst)
 			continue;
 		}
 		d->len = (size_t)n;
+		if (d->firstlen < sizeof(d->first)) {
+			size_t k = sizeof(d->first) - d->firstlen;
+
+			if (k > d->len)
+				k = d->len;
+			memcpy(d->first + d->firstlen, d->buf, k);
+			d->firstlen += k;
+		}
 		if (d->framing) {
 			ssize_t m = body_feed(d->framing, d->buf, d->len);
 
@@ -643,8 +684,6 @@ relay_fail(struct conn *c, const char *side, int err)
  * ended; a forwarded request ends when the response has (the request
  * side may still be sending a body the server no longer wants).
  */
-static void peek_status(struct conn *c);
-
 static void
 relay_step(struct conn *c, uint32_t cev, uint32_t uev)
 {
@@ -676,8 +715,6 @@ relay_step(struct conn *c, uint32_t cev, uint32_t uev)
 			c->up.wait = W_NONE;
 		}
 	}
-	if (!c->tunnel && !c->peeked && (uev & EPOLLIN))
-		peek_status(c);
 	if (!c->down.done && ((c->down.wait == W_SRC && (uev & rd)) ||
 	    (c->down.wait == W_DST && (cev & wr)) || c->down.wait == W_NONE)) {
 		r = dir_pump(&c->down, c->ufd, c->cfd);
@@ -709,23 +746,6 @@ relay_step(struct conn *c, uint32_t cev, uint32_t uev)
 	}
 	watch(c, TOK_CLIENT, cm);
 	watch(c, TOK_UPSTREAM, um);
-}
-
-/* The origin's status, for the log; the response itself is not touched. */
-static void
-peek_status(struct conn *c)
-{
-	char b[16];
-	ssize_t n = recv(c->ufd, b, sizeof(b), MSG_PEEK);
-
-	if (n < 0 && (errno == EINTR || again()))
-		return;
-	c->peeked = true;
-	if (n >= 12 && !memcmp(b, "HTTP/1.", 7) && b[8] == ' ' &&
-	    isdigit((unsigned char)b[9]) && isdigit((unsigned char)b[10]) &&
-	    isdigit((unsigned char)b[11]))
-		c->status = (b[9] - '0') * 100 + (b[10] - '0') * 10 +
-		    (b[11] - '0');
 }
 
 static void
@@ -1045,7 +1065,7 @@ conn_start(struct conn *c, int fd, const struct sockaddr_storage *ss)
 	c->verdict = NULL;
 	c->status = 0;
 	c->reason[0] = c->error[0] = '\0';
-	c->tunnel = c->peeked = false;
+	c->tunnel = false;
 	dir_reset(&c->up);
 	dir_reset(&c->down);
 	if (!c->head)
