@@ -144,16 +144,26 @@ strbuf_rtrim(struct strbuf *sb)
 ssize_t
 strbuf_read_fd(struct strbuf *sb, int fd)
 {
-	size_t start = sb->len;
+	size_t start = sb->len, had = sb->alloc;
 	ssize_t n;
 
 	for (;;) {
 		strbuf_grow(sb, 8192);
 		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
 		if (n < 0) {
-			if (errno == EINTR)
+			int saved = errno;
+
+			if (saved == EINTR)
 				continue;
-			sb->buf[sb->len] = '\0';
+			/* A failed read leaves sb as it was: what it held,
+			 * and no memory it did not own before. */
+			if (!had) {
+				strbuf_release(sb);
+			} else {
+				sb->len = start;
+				sb->buf[start] = '\0';
+			}
+			errno = saved;
 			return -1;
 		}
 		if (n == 0)

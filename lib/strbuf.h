@@ -49,7 +49,8 @@ void strbuf_rtrim(struct strbuf *sb);
 
 /*
  * Append the whole content of fd (until EOF) to sb.  Returns the number of
- * bytes read, or -1 with errno set; on error sb keeps what was read.
+ * bytes read, or -1 with errno set; on error sb is left as it was (and an
+ * empty sb owns no memory).
  */
 ssize_t strbuf_read_fd(struct strbuf *sb, int fd);
 /* Read a whole file; -1 with errno set on failure.  Opened O_CLOEXEC. */

@@ -54,6 +54,16 @@ test_strbuf(void)
 	ok(sb.len == 3 && sb.buf[1] == '\0' && sb.buf[2] == 'b',
 	    "binary data with NUL bytes is kept");
 	strbuf_release(&sb);
+
+	/* A read that fails (a directory: EISDIR) leaves sb as it was. */
+	ok(strbuf_read_file(&sb, "/") < 0 && errno == EISDIR &&
+	    sb.alloc == 0 && sb.len == 0 && sb.buf[0] == '\0',
+	    "a failed read of an empty strbuf leaves it empty, owning nothing");
+	strbuf_addstr(&sb, "kept");
+	ok(strbuf_read_file(&sb, "/") < 0 && errno == EISDIR &&
+	    sb.len == 4 && !strcmp(sb.buf, "kept"),
+	    "a failed read keeps what the strbuf held");
+	strbuf_release(&sb);
 }
 
 static void
