@@ -1275,6 +1275,56 @@ engine_container_release(struct engine_container *c)
 	strvec_init(&c->labels);
 }
 
+static void
+summary_clear(struct engine_summary *x)
+{
+	free(x->id);
+	free(x->name);
+	free(x->image);
+	free(x->state);
+	free(x->status);
+	strvec_clear(&x->labels);
+	memset(x, 0, sizeof(*x));
+}
+
+static void
+volume_clear(struct engine_volume *x)
+{
+	free(x->name);
+	free(x->mountpoint);
+	strvec_clear(&x->labels);
+	memset(x, 0, sizeof(*x));
+}
+
+/*
+ * Whether `have` ("key=value" strings) carries every one of `want`
+ * ("key=value", or "key" for any value).  Some engines (podman 4.3 on
+ * /volumes) answer a filter of several labels with the objects carrying
+ * any of them, so every list is filtered here again.
+ */
+static bool
+labels_have_all(const struct strvec *have, const char *const *want)
+{
+	size_t i, k;
+
+	for (i = 0; want[i]; i++) {
+		bool key_only = !strchr(want[i], '=');
+		size_t wl = strlen(want[i]);
+
+		for (k = 0; k < have->n; k++) {
+			const char *h = have->v[k];
+
+			if (key_only ? !strncmp(h, want[i], wl) &&
+			    (h[wl] == '=' || h[wl] == '\0') :
+			    !strcmp(h, want[i]))
+				break;
+		}
+		if (k == have->n)
+			return false;
+	}
+	return true;
+}
+
 /* ?filters={"label":[...]}, percent-encoded. */
 static int
 label_filter(struct engine *e, struct strbuf *q, const char *const *labels)
@@ -1364,6 +1414,10 @@ engine_container_list(struct engine *e, const char *const *labels,
 			x->state = xstrdup("");
 		if (!x->status)
 			x->status = xstrdup("");
+		if (!labels_have_all(&x->labels, labels)) {
+			summary_clear(x);
+			count--;
+		}
 	}
 	jsonr_release(&j);
 	*out = s;
@@ -1383,14 +1437,8 @@ engine_summaries_free(struct engine_summary *s, size_t n)
 
 	if (!s)
 		return;
-	for (i = 0; i < n; i++) {
-		free(s[i].id);
-		free(s[i].name);
-		free(s[i].image);
-		free(s[i].state);
-		free(s[i].status);
-		strvec_clear(&s[i].labels);
-	}
+	for (i = 0; i < n; i++)
+		summary_clear(&s[i]);
 	free(s);
 }
 
@@ -1506,6 +1554,10 @@ engine_volume_list(struct engine *e, const char *const *labels,
 			v = NULL;
 			goto out;
 		}
+		if (!labels_have_all(&x->labels, labels)) {
+			volume_clear(x);
+			count--;
+		}
 	}
 	jsonr_release(&j);
 	*out = v;
@@ -1525,11 +1577,8 @@ engine_volumes_free(struct engine_volume *v, size_t n)
 
 	if (!v)
 		return;
-	for (i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].mountpoint);
-		strvec_clear(&v[i].labels);
-	}
+	for (i = 0; i < n; i++)
+		volume_clear(&v[i]);
 	free(v);
 }
 

@@ -161,6 +161,21 @@ teardown() { engine_cleanup; common_teardown; }
 	assert_output "$name"
 	run engine_cli volumes "$ENGINE_LABEL"
 	assert_output "$name $ENGINE_LABEL magus.use=relay"
+	# Several labels select the volumes carrying all of them, even where
+	# the engine (podman 4.3) answers with those carrying any.
+	engine_cli volume-create "$name-use" "$ENGINE_LABEL" magus.use=scip
+	engine_cli volume-create "$name-other" "${ENGINE_LABEL}x" magus.use=relay
+	engine_volumes "$ENGINE_LABEL" magus.use=relay >"$T/both"
+	# A key alone matches any value.
+	engine_volumes "${ENGINE_LABEL%%=*}" magus.use=relay >"$T/key"
+	engine_cli volume-rm "$name-other"
+	engine_cli volume-rm "$name-use"
+	run cat "$T/both"
+	assert_output "$name"
+	run cat "$T/key"
+	assert_line "$name"
+	assert_line "$name-other"
+	refute_line "$name-use"
 	# In use: a conflict.
 	engine_body 'sleep 60' '' '"Mounts":[{"Type":"volume","Source":"'"$name"'","Target":"/home/user","ReadOnly":false}]' >"$T/body"
 	id=$(engine_cli create "$T/body")
