@@ -72,12 +72,17 @@ struct sandboxed {
 	const struct cfg_sandbox *base;	 /* allow, passthrough, network */
 	const struct cfg_sandbox *extra; /* a target's own, or NULL */
 	char *const *argv;
+	/* When > 2: the command gets this fd as its fd 3, and /dev/null as
+	 * stdin (a probe that writes what is read back to fd 3, while the
+	 * sandbox's own diagnostics still reach stderr). */
+	int fd3;
 };
 int front_run_sandboxed(struct front *f, const struct sandboxed *s);
 
 int cmd_help(struct front *f, int argc, char **argv);
 int cmd_explain(struct front *f, int argc, char **argv);
 int cmd_doctor(struct front *f, int argc, char **argv);
+int cmd_describe(struct front *f, int argc, char **argv);
 int cmd_config(struct front *f, int argc, char **argv);
 int cmd_self(struct front *f, int argc, char **argv);
 int cmd_run(struct front *f, int argc, char **argv);

@@ -1,7 +1,7 @@
 bin_PROGRAMS += bin/magus
 bin_magus_SOURCES = \
 	bin/front.h bin/magus.c \
-	bin/cmd-config.c bin/cmd-doctor.c bin/cmd-explain.c bin/cmd-help.c \
+	bin/cmd-config.c bin/cmd-describe.c bin/cmd-doctor.c bin/cmd-explain.c bin/cmd-help.c \
 	bin/cmd-self.c \
 	bin/cmd-run.c bin/cmd-gate.c bin/sandboxed.c \
 	bin/cmd-scip.c \

@@ -29,6 +29,9 @@ static const struct verb verbs[] = {
 	    "print a diagnostic's page, or list every code", false },
 	{ "doctor", cmd_doctor, NULL, "doctor",
 	    "report this host, the workspace and the configuration", true },
+	{ "describe", cmd_describe, NULL, "describe tools",
+	    "probe the tools magus.yaml declares (in the image, under "
+	    "--platform)", true },
 	{ "config", cmd_config, NULL, "config list",
 	    "print each resolved setting and where it came from", true },
 	{ "env", cmd_config, NULL, "env",

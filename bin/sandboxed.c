@@ -11,6 +11,7 @@
 #include "compat.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -46,6 +47,22 @@ network_of(const struct sandboxed *s)
 	return s->base;
 }
 
+/* In the child: the probe's fd as fd 3, kept across exec, and stdin
+ * from /dev/null. */
+static int
+fd3_setup(void *arg)
+{
+	int fd = *(const int *)arg, null;
+
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0)
+		return -1;
+	/* dup2 onto itself would keep close-on-exec set. */
+	if (fd == 3)
+		return fcntl(fd, F_SETFD, 0);
+	return dup2(fd, 3) < 0 ? -1 : 0;
+}
+
 int
 front_run_sandboxed(struct front *f, const struct sandboxed *s)
 {
@@ -53,7 +70,7 @@ front_run_sandboxed(struct front *f, const struct sandboxed *s)
 	struct run_opts opts = { NULL, NULL, NULL, NULL };
 	const struct cfg_sandbox *net = network_of(s);
 	char *helper = helper_path("sandbox-exec"), *tmp = NULL;
-	int status, err = 0;
+	int status, err = 0, fd3 = s->fd3;
 	size_t i;
 
 	if (access(helper, X_OK) < 0) {
@@ -93,6 +110,10 @@ front_run_sandboxed(struct front *f, const struct sandboxed *s)
 	strvec_pushv(&av, s->argv);
 
 	opts.cwd = s->cwd;
+	if (fd3 > STDERR_FILENO) {
+		opts.child_setup = fd3_setup;
+		opts.arg = &fd3;
+	}
 	opts.exec_errno = &err;
 	status = run_child(helper, av.v, NULL, &opts);
 	if (status < 0 || err) {

@@ -63,6 +63,25 @@ teardown() { relay_cleanup; common_teardown; }
 	done
 }
 
+@test "describe tools runs its probes inside the image, names what the image lacks, and leaves no container" {
+	relay_ws "tools: [sh, git, no-such-tool]"
+	run --separate-stderr relay -- describe tools
+	assert_equal "$status" 3
+	assert_line --index 0 "tools on $RELAY_PLATFORM:"
+	assert_line --regexp '^  sh +/bin/sh( |$)'
+	# git is on this host (the suite runs git): missing here means the
+	# probe looked inside the image.
+	command -v git >/dev/null || fail "the host has no git to compare with"
+	assert_line --regexp '^  git +missing \(not on PATH\)$'
+	assert_line --regexp '^  no-such-tool +missing'
+	assert_code MGS1016
+	[[ $stderr == *"'git', 'no-such-tool'"* ]] || fail "not named: $stderr"
+	[[ ${stderr_lines[0]} == "magus-relay: $RELAY_PLATFORM on "* ]] ||
+		fail "line one: ${stderr_lines[0]}"
+	run relay_objects
+	assert_equal "$(grep -c '^c ' <<<"$output")" 0
+}
+
 @test "the request as the engine holds it: mounts, user, init, labels, and only the named environment" {
 	# (the harness's own MAGUS_* would cross too, as every told value does)
 	unset MAGUS_BUILD_DIR MAGUS_SRC_DIR MAGUS_TEST_ENGINE MAGUS_TEST_MUST_WORK

@@ -45,6 +45,8 @@ refused() {
 	refused 2 MGS3003 "107" --container-api "$long" -- run hello
 	refused 2 MGS3035 "doctor" -- doctor
 	refused 2 MGS3035 "queue list" -- queue list
+	refused 2 MGS3035 "describe targets" -- describe targets
+	refused 2 MGS3035 "describe " -- describe
 	refused 2 MGS3035 "no verb" --
 	refused 2 MGS3036 "'/tmp'" -- -C /tmp run hello
 	refused 2 MGS3036 "'$T/other.yaml'" -- --config "$T/other.yaml" run hello

@@ -22,6 +22,7 @@ dist_check_SCRIPTS = \
 	tests/0010-front-dispatch.bats \
 	tests/0020-front-config.bats \
 	tests/0030-diag-explain.bats \
-	tests/0040-front-doctor.bats
+	tests/0040-front-doctor.bats \
+	tests/0045-front-describe.bats
 TESTS += $(dist_check_SCRIPTS)
 EXTRA_DIST += tests/lib/common.bash

@@ -29,7 +29,7 @@ const char relay_usage_text[] =
 "       magus-relay --help\n";
 
 static const char relayed_list[] =
-    "run, affected, x, buzz, queue gate, queue validate";
+    "run, affected, x, buzz, queue gate, queue validate, describe tools";
 
 static void NORETURN
 usage(int status)
@@ -39,7 +39,9 @@ usage(int status)
 		fputs("\nRuns 'magus [FLAG]... VERB [ARG]...' in a container on "
 		    "the platform named,\nover the Docker Engine API.  "
 		    "Relayed verbs: run, affected, x, buzz,\nqueue gate, "
-		    "queue validate.  See magus-relay(1).\n", stdout);
+		    "queue validate, and describe tools (the one read verb: "
+		    "its answer\nis a fact about the image).  See "
+		    "magus-relay(1).\n", stdout);
 	exit(status);
 }
 
@@ -367,6 +369,12 @@ relay_parse_args(struct relay *r, int argc, char **argv)
 			    i + 1 < ac ? av[i + 1] : "");
 		r->verb = strcmp(av[i + 1], "gate") ? "queue validate" :
 		    "queue gate";
+	} else if (!strcmp(av[i], "describe")) {
+		/* The one read verb relayed: what it reads is the image. */
+		if (i + 1 >= ac || strcmp(av[i + 1], "tools"))
+			not_relayed("'describe %s' is not relayed",
+			    i + 1 < ac ? av[i + 1] : "");
+		r->verb = "describe tools";
 	} else if (is_relayed(av[i])) {
 		r->verb = av[i];
 	} else {
