@@ -82,6 +82,46 @@ teardown() { relay_cleanup; common_teardown; }
 	assert_equal "$(grep -c '^c ' <<<"$output")" 0
 }
 
+@test "a relay run by a user other than root: the container runs as that uid, and the home volume is its own across runs" {
+	local uid=4242 sock link
+	sock=${ENGINE_URL#unix://}
+	# The engine's socket is root's; a second name for it, in a directory
+	# this user may enter, lets the user connect without opening the
+	# engine's own directory.  The mode is put back afterwards.
+	mkdir -p "$T/sock"
+	link=$T/sock/engine.sock
+	ln "$sock" "$link" || fail "cannot link the engine's socket into \$T (another file system?)"
+	chmod 0666 "$link"
+	chmod 0711 "$T" "$T/sock"
+	chown -R "$uid:$uid" "$WS" "$HOME"
+	as_user() {
+		(cd "$WS" && exec setpriv --reuid="$uid" --regid="$uid" \
+			--clear-groups env MAGUS_CONTAINER_API="unix://$link" \
+			"$RELAY" --platform "$RELAY_PLATFORM" --root "$WS" -- run home)
+	}
+	run --separate-stderr as_user
+	local first_status=$status first_output=$output
+	# Shown when the test fails.
+	printf 'first run: %s\n%s\n%s\n' "$first_status" "$first_output" "$stderr"
+	run --separate-stderr as_user
+	chmod 0600 "$link"
+	rm -f "$link"
+	assert_equal "$first_status" 0
+	assert_equal "$(sed -n 1p <<<"$first_output")" "$uid"
+	assert_equal "$(sed -n 3p <<<"$first_output")" wrote
+	home=$(sed -n 2p <<<"$first_output")
+	[ -n "$home" ] && [ "$home" != / ] || fail "no home: $first_output"
+	# The second run finds the first run's file in the same home.
+	assert_success
+	assert_line --index 0 "$uid"
+	assert_line --index 1 "$home"
+	assert_line --index 2 --regexp '^mark-[0-9]+$'
+	assert_line --index 3 wrote
+	# One home volume, labeled with the workspace.
+	run relay_objects
+	assert_equal "$(grep -c '^v ' <<<"$output")" 1
+}
+
 @test "the request as the engine holds it: mounts, user, init, labels, and only the named environment" {
 	# (the harness's own MAGUS_* would cross too, as every told value does)
 	unset MAGUS_BUILD_DIR MAGUS_SRC_DIR MAGUS_TEST_ENGINE MAGUS_TEST_MUST_WORK

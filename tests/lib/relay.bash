@@ -61,6 +61,8 @@ relay_ws() {
 	    run: ["sh", "-c", "dd if=/dev/zero of=/dev/null bs=64M count=1; echo after-dd"]
 	  env:
 	    run: ["sh", "-c", "env | sort"]
+	  home:
+	    run: ["sh", "-c", "id -u; echo \$HOME; cat \$HOME/mark 2>/dev/null; echo mark-\$\$ >\$HOME/mark && echo wrote"]
 	EOF
 	rm -rf "$WS/.magus/platform/linux-$HOST_ARCH/magus"
 	mkdir -p "$WS/.magus/platform/linux-$HOST_ARCH"
