@@ -545,16 +545,15 @@ sec_sandbox(struct loader *L, const yaml_node_t *v, const char *key, void *arg)
 
 /* ---- targets -------------------------------------------------------- */
 
+/* One word of an argv list (any scalar), appended to the strvec `arg`. */
 static int
-tgt_run_item(struct loader *L, const yaml_node_t *v, const char *key,
-    void *arg)
+argv_item(struct loader *L, const yaml_node_t *v, const char *key, void *arg)
 {
-	struct cfg_target *t = arg;
 	const char *s = scalar(L, v, key);
 
 	if (!s)
 		return -1;
-	strvec_push(&t->argv, s);
+	strvec_push(arg, s);
 	return 0;
 }
 
@@ -565,7 +564,7 @@ tgt_run(struct loader *L, const yaml_node_t *v, const char *key, void *arg)
 	const char *s;
 
 	if (v->type == YAML_SEQUENCE_NODE) {
-		if (walk_list(L, v, key, tgt_run_item, t) < 0)
+		if (walk_list(L, v, key, argv_item, &t->argv) < 0)
 			return -1;
 		if (!t->argv.n || !t->argv.v[0][0])
 			return fail(L, 1007, v, key, NULL, "the command is "
@@ -968,24 +967,11 @@ ix_caches(struct loader *L, const yaml_node_t *v, const char *key, void *arg)
 }
 
 static int
-ix_command_item(struct loader *L, const yaml_node_t *v, const char *key,
-    void *arg)
-{
-	struct cfg_indexer *ix = arg;
-	const char *s = scalar(L, v, key);
-
-	if (!s)
-		return -1;
-	strvec_push(&ix->command, s);
-	return 0;
-}
-
-static int
 ix_command(struct loader *L, const yaml_node_t *v, const char *key, void *arg)
 {
 	struct cfg_indexer *ix = arg;
 
-	if (walk_list(L, v, key, ix_command_item, arg) < 0)
+	if (walk_list(L, v, key, argv_item, &ix->command) < 0)
 		return -1;
 	if (!ix->command.n)
 		return fail(L, 1007, v, key, NULL, "the command is empty");
