@@ -17,7 +17,8 @@ RELAY_TESTS = \
 	tests/0260-relay-signals.bats \
 	tests/0265-relay-fake.bats \
 	tests/0270-relay-tty.bats \
-	tests/0275-relay-usage.bats
+	tests/0275-relay-usage.bats \
+	tests/0280-relay-selffetch.bats
 dist_check_SCRIPTS += $(RELAY_TESTS)
 TESTS += $(RELAY_TESTS)
 EXTRA_DIST += tests/lib/relay.bash
