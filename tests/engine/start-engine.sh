@@ -125,9 +125,15 @@ network_config_dir = "$state/cni"
 cni_plugin_dirs = ["$state/no-cni-plugins"]
 EOF
 
+# A registry on loopback speaks plain HTTP (tests/lib/registry.bash starts
+# one on a free port): "127.0.0.1" stands for every port of that address.
 cat >"$state/conf/registries.conf" <<'EOF'
 unqualified-search-registries = []
 short-name-mode = "disabled"
+
+[[registry]]
+location = "127.0.0.1"
+insecure = true
 EOF
 
 cat >"$state/conmon-wrapper" <<'EOF'
