@@ -18,6 +18,8 @@
 # - Keeps everything under ENGINE_STATE: storage, run root, events log,
 #   volumes, configuration (through CONTAINERS_CONF and friends); /etc is
 #   not touched.
+# - registries.conf marks 127.0.0.1 (any port) insecure: the pull tests'
+#   registry (start-registry.sh) speaks plain HTTP on loopback.
 # - Runs the service in a mount namespace of its own, where /run and
 #   /dev/shm are private and /var/lib is read-only, so runc's /run/runc,
 #   podman's /dev/shm/libpod_lock and its blob cache under

@@ -36,21 +36,28 @@ registry_up() {
 	export REGISTRY REGISTRY_DIR REGISTRY_SKIP REGISTRY_BROKEN
 }
 
+# Whether pid $1 still is the registry serving from REGISTRY_DIR.  A
+# zombie has no command line: the registry is not its starter's child,
+# and whoever reaps it may take seconds to.
+registry_alive() {
+	tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null |
+		grep -qF "serve $REGISTRY_DIR/config.yml"
+}
+
 registry_down() {
 	local pid
 	[ -n "${REGISTRY_DIR:-}" ] || return 0
 	pid=$(cat "$REGISTRY_DIR/registry.pid" 2>/dev/null || true)
-	if [ -n "$pid" ] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null |
-		grep -qF "serve $REGISTRY_DIR/config.yml"; then
+	if [ -n "$pid" ] && registry_alive "$pid"; then
 		kill -TERM "$pid"
 		for _ in $(seq 100); do
-			kill -0 "$pid" 2>/dev/null || break
+			registry_alive "$pid" || break
 			sleep 0.05
 		done
-		kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+		registry_alive "$pid" && kill -KILL "$pid"
 	fi
 	rm -rf "$REGISTRY_DIR"
-	REGISTRY_DIR=
+	REGISTRY_DIR=''
 }
 
 # In setup(), after engine_require.
