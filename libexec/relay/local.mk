@@ -18,8 +18,11 @@ RELAY_TESTS = \
 	tests/0265-relay-fake.bats \
 	tests/0270-relay-tty.bats \
 	tests/0275-relay-usage.bats \
-	tests/0280-relay-selffetch.bats
+	tests/0280-relay-selffetch.bats \
+	tests/0285-relay-fetch.bats
 dist_check_SCRIPTS += $(RELAY_TESTS)
 TESTS += $(RELAY_TESTS)
 EXTRA_DIST += tests/lib/relay.bash
+# --fetch against a real registry on loopback (Debian's docker-registry).
+EXTRA_DIST += tests/lib/registry.bash tests/engine/start-registry.sh
 EXTRA_DIST += bench/relay.sh

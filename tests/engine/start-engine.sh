@@ -18,6 +18,8 @@
 # - Keeps everything under ENGINE_STATE: storage, run root, events log,
 #   volumes, configuration (through CONTAINERS_CONF and friends); /etc is
 #   not touched.
+# - registries.conf marks 127.0.0.1 (any port) insecure: the pull tests'
+#   registry (start-registry.sh) speaks plain HTTP on loopback.
 # - Runs the service in a mount namespace of its own, where /run and
 #   /dev/shm are private and /var/lib is read-only, so runc's /run/runc,
 #   podman's /dev/shm/libpod_lock and its blob cache under
@@ -125,9 +127,15 @@ network_config_dir = "$state/cni"
 cni_plugin_dirs = ["$state/no-cni-plugins"]
 EOF
 
+# A registry on loopback speaks plain HTTP (tests/lib/registry.bash starts
+# one on a free port): "127.0.0.1" stands for every port of that address.
 cat >"$state/conf/registries.conf" <<'EOF'
 unqualified-search-registries = []
 short-name-mode = "disabled"
+
+[[registry]]
+location = "127.0.0.1"
+insecure = true
 EOF
 
 cat >"$state/conmon-wrapper" <<'EOF'
