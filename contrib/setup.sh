@@ -40,6 +40,32 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
+# On amd64, the arm64 cross build too (README.md, "The arm64 build"): its
+# packages are of another dpkg architecture, which must be added first.
+cross_list=$top/contrib/debian-packages-arm64.txt
+if [ -f "$cross_list" ] && [ "$(dpkg --print-architecture)" = amd64 ]; then
+	cross=$(sed -e 's/#.*//' "$cross_list" | tr -s ' \n' ' ')
+	missing=""
+	for p in $cross; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		echo "setup: installing (arm64 cross build):$missing" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+			as_root dpkg --add-architecture arm64
+			as_root apt-get update
+		fi
+		# shellcheck disable=SC2086 # word splitting is wanted
+		if ! as_root apt-get install -y --no-install-recommends $missing; then
+			as_root apt-get update
+			# shellcheck disable=SC2086
+			as_root apt-get install -y --no-install-recommends $missing
+		fi
+	fi
+fi
+
 if [ ! -x configure ] || [ -n "$(find configure.ac Makefile.am -newer configure)" ]; then
 	autoreconf -fi
 fi
