@@ -80,8 +80,9 @@ landlock_errno_hint(int err)
 	switch (err) {
 	case ENOSYS:
 		return "this kernel was built without Landlock "
-		       "(CONFIG_SECURITY_LANDLOCK); use Linux 6.2 or newer "
-		       "built with it";
+		       "(CONFIG_SECURITY_LANDLOCK), or an emulator "
+		       "(qemu-user) does not pass its system calls on; use "
+		       "Linux 6.2 or newer built with it, natively";
 	case EOPNOTSUPP:
 		return "Landlock is built in but disabled at boot; add "
 		       "landlock to the kernel's lsm= list "

@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "sandbox.h"
 #include "strbuf.h"
 
@@ -264,8 +265,21 @@ confine_self(const struct policy *p, int ruleset_fd, struct strbuf *why)
 {
 	if (confine_privileges(why) < 0)
 		return -1;
-	if (deny_terminal_injection(why) < 0)
-		return -1;
+	if (deny_terminal_injection(why) < 0) {
+		/* No seccomp filters here: a kernel built without
+		 * SECCOMP_FILTER, or qemu-user emulating another
+		 * architecture (a relayed run on a foreign platform), which
+		 * refuses them.  best-effort goes on and says so; required
+		 * stops. */
+		if (p->mode != SANDBOX_BEST_EFFORT ||
+		    (errno != EINVAL && errno != ENOSYS))
+			return -1;
+		diag(2021, "TIOCSTI and TIOCLINUX on an inherited terminal "
+		    "are not refused; give the command no terminal where "
+		    "that matters", "not enforced: the terminal filter "
+		    "(seccomp: %s)", strerror(errno));
+		strbuf_reset(why);
+	}
 	if (ruleset_fd >= 0) {
 		if (landlock_restrict_self(ruleset_fd, p->restrict_flags) < 0)
 			return fail(why, "cannot apply the Landlock ruleset",
