@@ -107,6 +107,26 @@ teardown() {
 	[ "$(jq -r .bytes_down <<<"$line")" -gt 50000000 ]
 }
 
+@test "bulk both ways, forwarded and tunnelled, arrives unchanged" {
+	# Several MiB each way, so each direction's buffer fills and is
+	# swapped for the bulk one mid-stream.
+	head -c 6000000 /dev/urandom >"$T/body"
+	curl -fsS -x "$EG_PROXY" --data-binary @"$T/body" -H 'Expect:' \
+		"http://127.0.0.1:$ORIGIN_PORT/echo" -o "$T/out"
+	sed '1,/^--$/d' "$T/out" | cmp - "$T/body"
+	local line
+	line=$(egress_last_log 1)
+	[ "$(jq -r .bytes_up <<<"$line")" -gt 6000000 ]
+	[ "$(jq -r .status <<<"$line")" = 200 ]
+	curl -fsS -p -x "$EG_PROXY" --data-binary @"$T/body" -H 'Expect:' \
+		"http://127.0.0.1:$ORIGIN_PORT/echo" -o "$T/out"
+	sed '1,/^--$/d' "$T/out" | cmp - "$T/body"
+	line=$(egress_last_log 2)
+	[ "$(jq -r .method <<<"$line")" = CONNECT ]
+	[ "$(jq -r .bytes_up <<<"$line")" -gt 6000000 ]
+	[ "$(jq -r .bytes_down <<<"$line")" -gt 6000000 ]
+}
+
 @test "a destination not listed: 403 with a one-line reason, logged as refused" {
 	run curl -sS -x "$EG_PROXY" -o "$T/body" -w '%{http_code}' \
 		"http://example.com:$ORIGIN_PORT/hello"
