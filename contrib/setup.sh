@@ -11,58 +11,57 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-packages=$(sed -e 's/#.*//' "$top/contrib/debian-packages.txt" | tr -s ' \n' ' ')
-
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then
 		"$@"
 	elif command -v sudo >/dev/null 2>&1; then
 		sudo "$@"
 	else
-		echo "setup: need root (or sudo) to install: $packages" >&2
+		echo "setup: need root (or sudo) to install: $*" >&2
 		exit 1
 	fi
 }
 
-missing=""
-for p in $packages; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	echo "setup: installing:$missing" >&2
+# The packages of LIST-FILE (comments and blank lines aside) that are not
+# installed.
+missing_of() {
+	missing=""
+	for p in $(sed -e 's/#.*//' "$1" | tr -s ' \n' ' '); do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing="$missing $p"
+	done
+	printf '%s' "$missing"
+}
+
+# apt_install WHAT PACKAGES...: apt-get install, once more after an update
+# when the package lists are stale.
+apt_install() {
+	what=$1
+	shift
+	echo "setup: installing$what:" "$@" >&2
 	export DEBIAN_FRONTEND=noninteractive
-	# shellcheck disable=SC2086 # word splitting is wanted
-	if ! as_root apt-get install -y --no-install-recommends $missing; then
+	if ! as_root apt-get install -y --no-install-recommends "$@"; then
 		as_root apt-get update
-		# shellcheck disable=SC2086
-		as_root apt-get install -y --no-install-recommends $missing
+		as_root apt-get install -y --no-install-recommends "$@"
 	fi
-fi
+}
+
+missing=$(missing_of "$top/contrib/debian-packages.txt")
+# shellcheck disable=SC2086 # word splitting is wanted
+[ -z "$missing" ] || apt_install "" $missing
 
 # On amd64, the arm64 cross build too (README.md, "The arm64 build"): its
 # packages are of another dpkg architecture, which must be added first.
 cross_list=$top/contrib/debian-packages-arm64.txt
 if [ -f "$cross_list" ] && [ "$(dpkg --print-architecture)" = amd64 ]; then
-	cross=$(sed -e 's/#.*//' "$cross_list" | tr -s ' \n' ' ')
-	missing=""
-	for p in $cross; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-			missing="$missing $p"
-	done
+	missing=$(missing_of "$cross_list")
 	if [ -n "$missing" ]; then
-		echo "setup: installing (arm64 cross build):$missing" >&2
-		export DEBIAN_FRONTEND=noninteractive
 		if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 			as_root dpkg --add-architecture arm64
 			as_root apt-get update
 		fi
-		# shellcheck disable=SC2086 # word splitting is wanted
-		if ! as_root apt-get install -y --no-install-recommends $missing; then
-			as_root apt-get update
-			# shellcheck disable=SC2086
-			as_root apt-get install -y --no-install-recommends $missing
-		fi
+		# shellcheck disable=SC2086
+		apt_install " (arm64 cross build)" $missing
 	fi
 fi
 
