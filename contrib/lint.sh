@@ -29,7 +29,7 @@ if have clang-tidy; then
 		# shellcheck disable=SC2046 # pkg-config's flags are words
 		clang-tidy -quiet --checks='-*,android-cloexec-*,bugprone-*,-bugprone-easily-swappable-parameters,-bugprone-reserved-identifier,-bugprone-assignment-in-if-condition,-bugprone-suspicious-string-compare,-bugprone-narrowing-conversions,-bugprone-implicit-widening-of-multiplication-result' \
 			--warnings-as-errors='android-cloexec-*' "$f" -- \
-			-I"$src/lib" -I"$build" -D_GNU_SOURCE \
+			-I"$src/lib" -I"$src/libexec/egress" -I"$build" -D_GNU_SOURCE \
 			-DMAGUS_PKGLIBEXECDIR='"/usr/libexec/magus"' \
 			$(pkg-config --cflags libcurl yaml-0.1 2>/dev/null) 2>/dev/null || rc=1
 	done <"$build/.lint-files"
