@@ -126,7 +126,9 @@ teardown() { relay_cleanup; common_teardown; }
 	# (the harness's own MAGUS_* would cross too, as every told value does)
 	unset MAGUS_BUILD_DIR MAGUS_SRC_DIR MAGUS_TEST_ENGINE MAGUS_TEST_MUST_WORK
 	export SECRET_TOKEN=do-not-cross SSH_AUTH_SOCK=/tmp/agent \
-		DOCKER_HOST=tcp://x:1 MAGUS_LOG_FORMAT=json TERM=dumb
+		DOCKER_HOST=tcp://x:1 MAGUS_LOG_FORMAT=json TERM=dumb \
+		MAGUS_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt \
+		MAGUS_RELEASE_INDEX=https://127.0.0.1:1/index.json
 	relay_bg -- run sleep
 	pid=$RELAY_PID
 	id=$(relay_await_running) || { kill -KILL $pid; fail "no container ran"; }
@@ -147,7 +149,9 @@ teardown() { relay_cleanup; common_teardown; }
 	    FROM_DECLARATION=yes "USER=$(id -un)" "HOME=/home/$(id -un)"; do
 		grep -qx "$want" "$T/env" || fail "missing $want in: $(cat "$T/env")"
 	done
-	! grep -E 'SECRET_TOKEN|SSH_AUTH_SOCK|DOCKER_HOST|MAGUS_EXEC_PATH|MAGUS_CONTAINER_API' "$T/env" ||
+	# (the release index and CA bundle serve magus self fetch, a verb that
+	# is never relayed: they stay on this side, not refused)
+	! grep -E 'SECRET_TOKEN|SSH_AUTH_SOCK|DOCKER_HOST|MAGUS_EXEC_PATH|MAGUS_CONTAINER_API|MAGUS_CA_BUNDLE|MAGUS_RELEASE_INDEX' "$T/env" ||
 		fail "a variable crossed that must not"
 	# Whatever else is there came from the image or the engine itself.
 	grep -vE '^(MAGUS_(SANDBOX|CACHE_REMOTE_WRITE_ENABLED|NO_BOOTSTRAP_EXEC|BROKER|PLATFORM|LOG_FORMAT)|TERM|FROM_DECLARATION|USER|HOME|PATH|HOSTNAME|container)=' \

@@ -44,8 +44,8 @@ relay_env_set(struct relay *r, const char *name, const char *value,
 /*
  * The relay's own inputs, resolved on this side and meaningless inside
  * (a socket, a host directory of helpers, the network choice the create
- * request already carries, the release index of a verb that is never
- * relayed), and the values the floor sets below.
+ * request already carries, the release index, key and CA bundle of a
+ * verb that is never relayed), and the values the floor sets below.
  */
 static bool
 consumed(const char *name)
@@ -53,7 +53,8 @@ consumed(const char *name)
 	static const char *const names[] = {
 		"MAGUS_CONTAINER_API", "MAGUS_EXEC_PATH",
 		"MAGUS_PLATFORM_NETWORK", "MAGUS_RELEASE_INDEX",
-		"MAGUS_RELEASE_PUBKEY", "MAGUS_SANDBOX", "MAGUS_PLATFORM",
+		"MAGUS_RELEASE_PUBKEY", "MAGUS_CA_BUNDLE", "MAGUS_SANDBOX",
+		"MAGUS_PLATFORM",
 		"MAGUS_BROKER", "MAGUS_NO_BOOTSTRAP_EXEC",
 		"MAGUS_CACHE_REMOTE_WRITE_ENABLED", NULL,
 	};
