@@ -55,33 +55,18 @@ is_executable_file(const char *path)
 	    access(path, X_OK) == 0;
 }
 
-/* NAME on PATH, as execvp would find it; a name with a slash as is. */
+/* NAME on PATH, as execvp would find it; a name with a slash as is,
+ * when it is an executable file. */
 static char *
 find_on_path(const char *name)
 {
-	const char *path = getenv("PATH"), *p, *end;
-	struct strbuf sb = STRBUF_INIT;
+	char *found = path_find_program(getenv("PATH"), name);
 
-	if (strchr(name, '/'))
-		return is_executable_file(name) ? xstrdup(name) : NULL;
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; ; p = end + 1) {
-		end = strchrnul(p, ':');
-		strbuf_reset(&sb);
-		/* An empty entry is the current directory, as for execvp. */
-		if (end == p)
-			strbuf_addch(&sb, '.');
-		else
-			strbuf_add(&sb, p, (size_t)(end - p));
-		strbuf_addf(&sb, "/%s", name);
-		if (is_executable_file(sb.buf))
-			return strbuf_detach(&sb, NULL);
-		if (!*end)
-			break;
+	if (found && !is_executable_file(found)) {
+		free(found);
+		found = NULL;
 	}
-	strbuf_release(&sb);
-	return NULL;
+	return found;
 }
 
 /* The first non-blank line of `out`, control bytes replaced, capped. */

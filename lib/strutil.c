@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "strbuf.h"
@@ -252,4 +253,38 @@ copy_truncated(char *dst, size_t size, const void *s, size_t n)
 		n = size - 1;
 	memcpy(dst, s, n);
 	dst[n] = '\0';
+}
+
+char *
+path_find_program(const char *path, const char *name)
+{
+	char *copy, *s, *dir, *found = NULL;
+	struct stat st;
+	int err = ENOENT;
+
+	if (!*name) {
+		errno = ENOENT;
+		return NULL;
+	}
+	if (strchr(name, '/'))
+		return xstrdup(name);
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	copy = xstrdup(path);
+	for (s = copy; (dir = strsep(&s, ":"));) {
+		char *cand = path_join(*dir ? dir : ".", name);
+
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(cand, X_OK) == 0) {
+				found = cand;
+				break;
+			}
+			err = EACCES;
+		}
+		free(cand);
+	}
+	free(copy);
+	if (!found)
+		errno = err;
+	return found;
 }

@@ -19,6 +19,14 @@ const char *closest_word(const char *word, const char *const *candidates);
 
 /* A newly allocated "dir/name" (no doubled slash). */
 char *path_join(const char *dir, const char *name);
+/*
+ * NAME as execvp would find it on `path` (a PATH value; NULL or empty:
+ * /usr/local/bin:/usr/bin:/bin), as a new string: the first regular,
+ * executable file; an empty entry is the current directory.  A NAME with
+ * a slash is returned as it is.  NULL with errno ENOENT, or EACCES when
+ * only files that cannot be executed were found.
+ */
+char *path_find_program(const char *path, const char *name);
 /* Expand a leading "~/" (or a lone "~") with $HOME; a copy otherwise. */
 char *expand_home(const char *path);
 /* Make `path` absolute against the current directory, without resolving

@@ -535,36 +535,7 @@ policy_applied(const struct policy *p, const struct grant *g)
 char *
 policy_find_command(const struct policy *p, const char *name)
 {
-	const char *path = env_get(p->env.v, "PATH");
-	char *copy, *s, *dir, *found = NULL;
-	struct stat st;
-	int err = ENOENT;
-
-	if (!*name) {
-		errno = ENOENT;
-		return NULL;
-	}
-	if (strchr(name, '/'))
-		return xstrdup(name);
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	copy = xstrdup(path);
-	for (s = copy; (dir = strsep(&s, ":"));) {
-		char *cand = path_join(*dir ? dir : ".", name);
-
-		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (access(cand, X_OK) == 0) {
-				found = cand;
-				break;
-			}
-			err = EACCES;
-		}
-		free(cand);
-	}
-	free(copy);
-	if (!found)
-		errno = err;
-	return found;
+	return path_find_program(env_get(p->env.v, "PATH"), name);
 }
 
 bool

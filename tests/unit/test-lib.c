@@ -5,11 +5,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <grp.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -509,6 +511,55 @@ test_labels(void)
 	strvec_clear(&kv);
 }
 
+/* path_find_program: what execvp would run, in a directory of our own. */
+static void
+test_find_program(void)
+{
+	char dir[] = "/tmp/magus-test-lib.XXXXXX", *p;
+	char exe[64], plain[64], sub[64], path[96];
+	int fd;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(exe, sizeof(exe), "%s/tool", dir);
+	snprintf(plain, sizeof(plain), "%s/data", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	fd = open(exe, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
+	if (fd >= 0)
+		close(fd);
+	fd = open(plain, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	(void)mkdir(sub, 0755);
+	/* An entry that does not exist, an empty one (the current
+	 * directory), then ours. */
+	snprintf(path, sizeof(path), "/nonexistent::%s", dir);
+	p = path_find_program(path, "tool");
+	is_str(p, exe, "the executable file on PATH is found");
+	free(p);
+	errno = 0;
+	p = path_find_program(path, "data");
+	ok(!p && errno == EACCES, "a file that cannot be executed: EACCES");
+	free(p);
+	errno = 0;
+	p = path_find_program(path, "sub");
+	ok(!p && errno == ENOENT, "a directory is not a program: ENOENT");
+	free(p);
+	p = path_find_program(NULL, "./x/y");
+	is_str(p, "./x/y", "a name with a slash is returned as it is");
+	free(p);
+	p = path_find_program("", "sh");
+	ok(p && !strcmp(p + strlen(p) - 3, "/sh"),
+	    "an empty PATH searches the default directories");
+	free(p);
+	(void)unlink(exe);
+	(void)unlink(plain);
+	(void)rmdir(sub);
+	(void)rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -517,6 +568,7 @@ main(void)
 	test_strvec();
 	test_json();
 	test_strutil();
+	test_find_program();
 	test_platform();
 	test_diag_table();
 	test_config_helpers();
