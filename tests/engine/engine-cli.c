@@ -322,41 +322,17 @@ cmd_volumes(struct engine *e, int argc, char **argv)
 
 /* ---- streams and signals --------------------------------------------- */
 
-static int sigpipe_fds[2] = { -1, -1 };
-
-static void
-on_signal(int sig)
-{
-	unsigned char c = (unsigned char)sig;
-	int saved = errno;
-
-	if (write(sigpipe_fds[1], &c, 1) < 0) {
-		/* A full pipe already holds a wake-up. */
-	}
-	errno = saved;
-}
+/* The self-pipe of lib/proc, as magus-relay has it. */
+static int sig_fd = -1;
 
 static void
 catch_signals(void)
 {
-	struct sigaction sa;
-	int fl, i;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
-	if (pipe2(sigpipe_fds, O_CLOEXEC) < 0)
-		die_status(71, "pipe: %s", strerror(errno));
-	for (i = 0; i < 2; i++) {
-		fl = fcntl(sigpipe_fds[i], F_GETFL);
-		if (fl < 0 || fcntl(sigpipe_fds[i], F_SETFL,
-		    fl | O_NONBLOCK) < 0)
-			die_status(71, "fcntl: %s", strerror(errno));
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	sig_fd = signal_pipe(sigs, 3);
+	if (sig_fd < 0)
+		die_status(71, "signal pipe: %s", strerror(errno));
 }
 
 /*
@@ -368,16 +344,15 @@ static int forwarded;
 static void
 handle_signals(struct engine *e, const char *id)
 {
-	unsigned char c;
 	const char *name;
+	int c;
 
-	while (read(sigpipe_fds[0], &c, 1) == 1) {
+	while ((c = signal_pipe_next(sig_fd))) {
 		if (forwarded) {
 			name = "KILL";
 		} else {
 			forwarded = c;
-			name = c == SIGINT ? "INT" : c == SIGHUP ? "HUP" :
-			    "TERM";
+			name = engine_signal_name(c);
 		}
 		if (engine_container_kill(e, id, name) < 0) {
 			if (engine_error(e)->kind != ENGINE_E_CONFLICT)
@@ -395,7 +370,7 @@ pump_all(struct engine *e, struct engine_attach *a, const char *id,
 		.in_fd = with_stdin ? STDIN_FILENO : -1,
 		.out_fd = STDOUT_FILENO,
 		.err_fd = STDERR_FILENO,
-		.wake_fd = sigpipe_fds[0],
+		.wake_fd = sig_fd,
 	};
 	int r;
 
