@@ -468,6 +468,12 @@ fetch_artifact(const struct relindex_artifact *a, const char *url)
 	if (art.buf == MAP_FAILED)
 		fail(4014, NULL, "cannot hold %llu bytes for the download: %s",
 		    a->size, strerror(errno));
+	/* Huge pages where the kernel has them: a fault per 4 KiB page was a
+	 * third of the time of a large fetch on a virtual machine.  A kernel
+	 * without transparent huge pages says EINVAL, and 4 KiB pages do. */
+	if (madvise(art.buf, art.size, MADV_HUGEPAGE) < 0 && errno != EINVAL)
+		fail(4014, NULL, "cannot advise the kernel on the download's "
+		    "memory: %s", strerror(errno));
 	memset(&req, 0, sizeof(req));
 	req.url = url;
 	req.max = a->size;
