@@ -9,12 +9,24 @@ libexec_sandbox_exec_magus_sandbox_exec_SOURCES = \
 	libexec/sandbox-exec/policy.c libexec/sandbox-exec/env.c \
 	libexec/sandbox-exec/confine.c libexec/sandbox-exec/print.c \
 	libexec/sandbox-exec/netproxy.c
-libexec_sandbox_exec_magus_sandbox_exec_CFLAGS = $(AM_CFLAGS) $(CAP_CFLAGS)
 # --egress-allow entries are checked by magus-egress's own allowlist code.
 libexec_sandbox_exec_magus_sandbox_exec_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/libexec/egress
+if SANDBOX_MUSL
+# Against musl (configure.ac says why): the lib/ and libegress sources it
+# uses, compiled for musl too; the link names any that is missing.
+libexec_sandbox_exec_magus_sandbox_exec_SOURCES += \
+	lib/config-words.c lib/diag.c lib/execpath.c lib/json.c \
+	lib/landlock.c lib/proc.c lib/strbuf.c lib/strutil.c lib/strvec.c \
+	lib/tmpdir.c lib/xalloc.c libexec/egress/allow.c
+libexec_sandbox_exec_magus_sandbox_exec_CFLAGS = $(AM_CFLAGS) \
+	$(SANDBOX_MUSL_CFLAGS)
+libexec_sandbox_exec_magus_sandbox_exec_LDADD = $(SANDBOX_MUSL_LIBS)
+else
+libexec_sandbox_exec_magus_sandbox_exec_CFLAGS = $(AM_CFLAGS) $(CAP_CFLAGS)
 libexec_sandbox_exec_magus_sandbox_exec_LDADD = \
 	libexec/egress/libegress.a lib/libmagus.a $(CAP_LIBS)
+endif
 libexec_sandbox_exec_magus_sandbox_exec_LDFLAGS = $(AM_LDFLAGS) \
 	$(SANDBOX_EXEC_LDFLAGS)
 
