@@ -147,6 +147,35 @@ teardown() { sandbox_teardown; }
 	refute_line --partial "$OUT/link "
 }
 
+@test "every way of naming a path through links resolves to its real path" {
+	# The short way (a link as the last component, followed by its
+	# text) and the long way (a link further up, "..", "." or a
+	# trailing slash) must name the same real paths.
+	mkdir -p "$OUT/d/r1" "$OUT/d/r2" "$OUT/d/r3" "$OUT/d/r4/sub" "$OUT/e"
+	ln -s r1 "$OUT/d/rel"                # relative, last component
+	ln -s r2 "$OUT/d/rel2"
+	ln -s "$OUT/d/rel2" "$OUT/d/chain"   # a link to a link
+	ln -s ../d/r3 "$OUT/e/up"            # "..": the long way
+	ln -s "$OUT/d" "$OUT/e/dir"          # a link further up
+	run --separate-stderr sbx --mode required \
+		--allow "ro:$OUT/d/rel" --allow "rx:$OUT/d/chain" \
+		--allow "rw:$OUT/e/up" --allow "rwx:$OUT/e/dir/r4/./sub/" \
+		--print-policy -- true
+	assert_success
+	assert_line --regexp "^  +read +$OUT/d/r1 \(ro:$OUT/d/rel\)$"
+	assert_line --regexp "^  +read,exec +$OUT/d/r2 \(rx:$OUT/d/chain\)$"
+	assert_line --regexp "^  +read,write,refer,truncate +$OUT/d/r3 \(rw:$OUT/e/up\)$"
+	assert_line --regexp "^  +read,write,exec,refer,truncate +$OUT/d/r4/sub \(rwx:$OUT/e/dir/r4/./sub/\)$"
+	# A loop of links is refused, naming the path.
+	ln -s loop2 "$OUT/loop1"
+	ln -s loop1 "$OUT/loop2"
+	run --separate-stderr sbx --mode required --allow "ro:$OUT/loop1" \
+		--print-policy -- true
+	assert_failure 2
+	assert_code MGS2004
+	[[ "$stderr" == *"$OUT/loop1"* ]]
+}
+
 @test "a rule on a file carries only file rights" {
 	need_abi 3
 	echo data >"$OUT/one-file"

@@ -4,7 +4,9 @@
  * Each path is resolved exactly once, by opening it O_PATH: that
  * descriptor is what the Landlock rule is given, and the real path the
  * rule (and --print-policy) names is read back from it, so the name
- * printed and the object granted cannot drift apart.  A path that
+ * printed and the object granted cannot drift apart.  A normal absolute
+ * path the kernel opened without following a symbolic link is its own
+ * real path, and is not read back.  A path that
  * does not exist on this host (/lib32, /dev/tty in some containers) is
  * simply not granted; an --allow entry that does not exist is refused.
  */
@@ -15,7 +17,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include "diag.h"
 #include "sandbox.h"
@@ -73,6 +78,87 @@ grant_push(struct grant **v, size_t *n, size_t *alloc, char *real, int fd,
 	g->file = file;
 }
 
+/* Absolute, with no empty, "." or ".." component and no trailing slash:
+ * the text a real path has. */
+static bool
+path_is_normal(const char *path)
+{
+	const char *c = path;
+
+	if (path[0] != '/')
+		return false;
+	if (!path[1])
+		return true;
+	while (*c) {
+		const char *s = c + 1, *e = strchrnul(s, '/');
+		size_t n = (size_t)(e - s);
+
+		if (!n || (n == 1 && s[0] == '.') ||
+		    (n == 2 && s[0] == '.' && s[1] == '.'))
+			return false;
+		c = e;
+	}
+	return true;
+}
+
+/* openat2 of a normal path refusing every symbolic link on the way. */
+static int
+open_no_symlinks(const char *path, int flags)
+{
+	struct open_how how;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(O_PATH | O_CLOEXEC | flags);
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
+/*
+ * The short way to a real path, for a normal one: open it refusing every
+ * symbolic link, and it is its own real path.  When only its last
+ * component is a link (/bin -> usr/bin), follow that link by its text as
+ * long as the text keeps the path normal.  -1 when neither works (a link
+ * further up, "..", a kernel before 5.6), and the caller resolves the
+ * path the long way, reading the name back through /proc, which was the
+ * dearest step of the start.  Failing here only costs that.
+ */
+static int
+open_real(const char *path, int flags, char **real)
+{
+	char *cur = xstrdup(path), target[PATH_MAX];
+	int fd = -1, hops;
+
+	for (hops = 0; hops < 8 && path_is_normal(cur); hops++) {
+		const char *slash;
+		ssize_t n;
+		char *next;
+
+		fd = open_no_symlinks(cur, flags);
+		if (fd >= 0) {
+			*real = cur;
+			return fd;
+		}
+		if (errno != ELOOP)
+			break;
+		n = readlink(cur, target, sizeof(target));
+		if (n <= 0 || (size_t)n >= sizeof(target))
+			break;
+		target[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (target[0] == '/')
+			next = xstrdup(target);
+		else if (slash == cur)
+			next = xasprintf("/%s", target);
+		else
+			next = xasprintf("%.*s/%s", (int)(slash - cur), cur,
+			    target);
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	return -1;
+}
+
 int
 policy_resolve(const char *path, int flags, char **real, struct stat *st)
 {
@@ -80,6 +166,17 @@ policy_resolve(const char *path, int flags, char **real, struct stat *st)
 	ssize_t n;
 	int fd, e;
 
+	fd = open_real(path, flags, real);
+	if (fd >= 0) {
+		if (!st || fstat(fd, st) == 0)
+			return fd;
+		e = errno;
+		free(*real);
+		*real = NULL;
+		close(fd);
+		errno = e;
+		return -1;
+	}
 	fd = open(path, O_PATH | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -1;
