@@ -16,8 +16,15 @@
 #                time per connection direct, through a CONNECT tunnel and
 #                forwarded, and what the proxy adds
 #
+#   paced        the same three downloads with curl --limit-rate at each
+#                rate of PACE (default 125M 1250M: 1 and 10 Gbit/s) and
+#                PACED_SIZE bytes (default 256 MiB): a download as fast as
+#                a real link, where the question is whether the proxy
+#                keeps up rather than how much CPU it takes
+#
 # Targets (issue 8): throughput at least 90% of direct, setup under 1 ms
-# added.  SIZE, ROUNDS and CONNS may be set in the environment.
+# added.  SIZE, ROUNDS, CONNS, PACE and PACED_SIZE may be set in the
+# environment.
 set -eu
 
 build=${1:-.}
@@ -34,6 +41,8 @@ command -v curl >/dev/null || { echo "bench: curl is needed" >&2; exit 2; }
 SIZE=${SIZE:-1073741824}
 ROUNDS=${ROUNDS:-5}
 CONNS=${CONNS:-2000}
+PACE=${PACE:-125M 1250M}
+PACED_SIZE=${PACED_SIZE:-268435456}
 
 tmp=$(mktemp -d)
 opid='' epid=''
@@ -94,6 +103,27 @@ awk -v c="$cpu" -v hz="$(getconf CLK_TCK)" -v n="$ROUNDS" -v s="$SIZE" 'BEGIN {
 	printf "   proxy CPU (user+system): %.2f s per GiB relayed\n", c / hz / (2 * n * s / 1073741824)
 }'
 echo
+
+# Link-paced: curl reads no faster than RATE, direct and proxied alike.
+for rate in $PACE; do
+	purl="http://127.0.0.1:$port/zero/$PACED_SIZE"
+	echo "== paced at $rate/s: $PACED_SIZE bytes, $ROUNDS rounds (curl --limit-rate $rate)"
+	: >"$tmp/pd"; : >"$tmp/pf"; : >"$tmp/pt"
+	i=0
+	while [ "$i" -lt "$ROUNDS" ]; do
+		curl -sS --limit-rate "$rate" -o /dev/null -w '%{speed_download}\n' "$purl" >>"$tmp/pd"
+		curl -sS --limit-rate "$rate" -x "$proxy" -o /dev/null -w '%{speed_download}\n' "$purl" >>"$tmp/pf"
+		curl -sS --limit-rate "$rate" -p -x "$proxy" -o /dev/null -w '%{speed_download}\n' "$purl" >>"$tmp/pt"
+		i=$((i + 1))
+	done
+	awk -v d="$(median <"$tmp/pd")" -v f="$(median <"$tmp/pf")" \
+	    -v t="$(median <"$tmp/pt")" 'BEGIN {
+		printf "   median direct  %8.1f MB/s\n", d / 1e6
+		printf "   median forward %8.1f MB/s  ratio %.2f\n", f / 1e6, f / d
+		printf "   median tunnel  %8.1f MB/s  ratio %.2f   (target >= 0.90)\n", t / 1e6, t / d
+	}'
+	echo
+done
 
 echo "== connection setup: $CONNS connections each, one request of 6 bytes"
 echo "   $client -n $CONNS 127.0.0.1:$port direct 127.0.0.1:$port /hello"
