@@ -19,6 +19,9 @@
 # it (the package cannot be fetched, ARCH programs do not run here), which
 # the tests report as a skip; 1 for any other failure.
 set -eu
+# rootfs_begin, rootfs_finish
+# shellcheck source=tests/engine/rootfs.sh
+. "$(dirname "$0")/rootfs.sh"
 
 prog=foreign-image
 say() { printf '%s: %s\n' "$prog" "$*" >&2; }
@@ -96,20 +99,11 @@ applets=$("$bb" --list 2>"$work/run.err") ||
 
 # ---- the root file system, as start-engine.sh makes it --------------------
 rf=$work/rootfs
-mkdir -p "$rf/bin" "$rf/usr/bin" "$rf/etc" "$rf/tmp" "$rf/proc" "$rf/sys" \
-	"$rf/dev" "$rf/work" "$rf/root" "$rf/home/user"
-cp "$bb" "$rf/usr/bin/busybox"
-ln -s /usr/bin/busybox "$rf/bin/busybox"
+rootfs_begin "$rf" "$bb"
 for a in $applets; do
 	[ "$a" = busybox ] || ln -s /usr/bin/busybox "$rf/bin/$a"
 done
-printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' \
-	'user:x:1000:1000:user:/home/user:/bin/sh' \
-	'nobody:x:65534:65534:nobody:/:/bin/sh' >"$rf/etc/passwd"
-printf '%s\n' 'root:x:0:' 'user:x:1000:' 'nogroup:x:65534:' >"$rf/etc/group"
-chmod 1777 "$rf/tmp"
-chown 1000:1000 "$rf/home/user"
-tar --sort=name --mtime=@0 --numeric-owner -C "$rf" -cf "$work/rootfs.tar" .
+rootfs_finish "$rf" "$work/rootfs.tar"
 
 # ---- the import: platform sets the image's Os and Architecture -----------
 # changes: CMD ["/bin/sh"] and the PATH of start-engine.sh's image.

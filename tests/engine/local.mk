@@ -21,5 +21,5 @@ ENGINE_BATS = \
 	tests/0230-engine-faults.bats
 dist_check_SCRIPTS += $(ENGINE_BATS)
 TESTS += $(ENGINE_BATS)
-EXTRA_DIST += tests/lib/engine.bash \
+EXTRA_DIST += tests/lib/engine.bash tests/engine/rootfs.sh \
 	tests/engine/start-engine.sh tests/engine/stop-engine.sh

@@ -42,6 +42,9 @@
 #
 # stop-engine.sh stops the service by the pid saved here, never by name.
 set -eu
+# rootfs_begin, rootfs_finish
+# shellcheck source=tests/engine/rootfs.sh
+. "$(dirname "$0")/rootfs.sh"
 
 prog=start-engine
 say() { printf '%s: %s\n' "$prog" "$*" >&2; }
@@ -168,22 +171,12 @@ EOF
 if [ ! -f "$state/rootfs.tar" ]; then
 	rf=$state/rootfs
 	rm -rf "$rf"
-	mkdir -p "$rf/bin" "$rf/etc" "$rf/tmp" "$rf/proc" "$rf/sys" "$rf/dev" \
-		"$rf/work" "$rf/root" "$rf/home/user"
-	mkdir -p "$rf/usr/bin"
-	cp /bin/busybox "$rf/usr/bin/busybox"
-	ln -s /usr/bin/busybox "$rf/bin/busybox"
+	rootfs_begin "$rf" /bin/busybox
 	# A link per applet, in one process.  Each points where busybox runs
 	# from on the host (/usr/bin/busybox on a merged /usr, /bin/busybox
 	# otherwise), and the image has both.
 	/bin/busybox --install -s "$rf/bin"
-	printf '%s\n' 'root:x:0:0:root:/root:/bin/sh' \
-		'user:x:1000:1000:user:/home/user:/bin/sh' \
-		'nobody:x:65534:65534:nobody:/:/bin/sh' >"$rf/etc/passwd"
-	printf '%s\n' 'root:x:0:' 'user:x:1000:' 'nogroup:x:65534:' >"$rf/etc/group"
-	chmod 1777 "$rf/tmp"
-	chown 1000:1000 "$rf/home/user"
-	tar --sort=name --mtime=@0 --numeric-owner -C "$rf" -cf "$state/rootfs.tar" .
+	rootfs_finish "$rf" "$state/rootfs.tar"
 	rm -rf "$rf"
 fi
 
