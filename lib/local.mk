@@ -14,6 +14,7 @@ lib_libmagus_a_SOURCES = \
 	lib/labels.c lib/labels.h \
 	lib/jsonread.c lib/jsonread.h \
 	lib/landlock.c lib/landlock.h lib/landlock-uapi.h \
+	lib/smalloc.c lib/smalloc.h \
 	lib/minisign.c lib/minisign.h \
 	lib/platform.c lib/platform.h \
 	lib/proc.c lib/proc.h \

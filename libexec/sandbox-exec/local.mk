@@ -14,11 +14,14 @@ libexec_sandbox_exec_magus_sandbox_exec_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(top_srcdir)/libexec/egress
 if SANDBOX_MUSL
 # Against musl (configure.ac says why): the lib/ and libegress sources it
-# uses, compiled for musl too; the link names any that is missing.
+# uses, compiled for musl too; the link names any that is missing.  And
+# lib/smalloc.c as its malloc, which spares it musl's mappings at every
+# start (lib/smalloc.h says why).
 libexec_sandbox_exec_magus_sandbox_exec_SOURCES += \
 	lib/config-words.c lib/diag.c lib/execpath.c lib/json.c \
 	lib/landlock.c lib/proc.c lib/strbuf.c lib/strutil.c lib/strvec.c \
-	lib/tmpdir.c lib/xalloc.c libexec/egress/allow.c
+	lib/tmpdir.c lib/xalloc.c libexec/egress/allow.c \
+	lib/smalloc.c lib/smalloc-libc.c
 libexec_sandbox_exec_magus_sandbox_exec_CFLAGS = $(AM_CFLAGS) \
 	$(SANDBOX_MUSL_CFLAGS)
 libexec_sandbox_exec_magus_sandbox_exec_LDADD = $(SANDBOX_MUSL_LIBS)
@@ -35,11 +38,14 @@ dist_man_MANS += man/magus-sandbox-exec.1
 # Its tests: the suites (the policy, the environment, the modes at every
 # ABI, the errno paths, the build, magus run, magus queue gate), and a
 # probe making one system call at a time.
-check_PROGRAMS += tests/sandbox/sbx-probe tests/unit/test-sandbox
+check_PROGRAMS += tests/sandbox/sbx-probe tests/unit/test-sandbox \
+	tests/unit/test-smalloc
 tests_sandbox_sbx_probe_SOURCES = tests/sandbox/sbx-probe.c
 tests_unit_test_sandbox_SOURCES = tests/unit/test-sandbox.c tests/unit/tap.h
 tests_unit_test_sandbox_LDADD = lib/libmagus.a
-TESTS += tests/unit/test-sandbox
+tests_unit_test_smalloc_SOURCES = tests/unit/test-smalloc.c tests/unit/tap.h
+tests_unit_test_smalloc_LDADD = lib/libmagus.a
+TESTS += tests/unit/test-sandbox tests/unit/test-smalloc
 SANDBOX_TESTS = \
 	tests/0100-sandbox-policy.bats \
 	tests/0110-sandbox-env.bats \
