@@ -22,7 +22,13 @@ teardown() { sandbox_teardown; }
 	assert_line --regexp '^  read +/sys \(system\)$'
 	assert_line --regexp '^  read,write +/dev/null \(device\)$'
 	assert_line --regexp '^  read +/dev/urandom \(device\)$'
-	assert_line --regexp '^  read,write,ioctl +/dev/tty \(device\)$'
+	# /dev/tty takes ioctls only where it names a terminal (a make check
+	# started from one); under CI it has nothing behind it.
+	if (: </dev/tty) 2>/dev/null; then
+		assert_line --regexp '^  read,write,ioctl +/dev/tty \(device\)$'
+	else
+		assert_line --regexp '^  read,write +/dev/tty \(device\)$'
+	fi
 	# Not every terminal: only the caller's own, and here there is none.
 	refute_line --partial /dev/pts
 	assert_line --regexp '^  read,write,exec,refer,truncate +\(made at run time, removed after\) \(private temp\)$'
@@ -40,6 +46,7 @@ teardown() { sandbox_teardown; }
 	[[ "$tty" == /dev/pts/* ]]
 	[ "$(tr -d '\r' <<<"$output" | grep -c ' /dev/pts/')" -eq 1 ]
 	tr -d '\r' <<<"$output" | grep -qE "^  read,write,ioctl +$tty \(terminal\)$"
+	tr -d '\r' <<<"$output" | grep -qE '^  read,write,ioctl +/dev/tty \(device\)$'
 	tr -d '\r' <<<"$output" | grep -qE '^terminal +TIOCSTI and TIOCLINUX refused'
 }
 

@@ -104,3 +104,66 @@ tiocsti_refusal() {
 	run --separate-stderr sbx -- /usr/bin/timeout 5 "$WS/bin/esc-file" read "$other"
 	assert_denied EACCES
 }
+
+# A terminal nobody controls: the pseudo-terminal pty-hold keeps open.
+# Sets PTY_SLAVE, its device.
+free_terminal() {
+	background "$ESC_BIN/esc-ipc" pty-hold "$T"
+	wait_for "$T/slave"
+	PTY_SLAVE=$(cat "$T/slave")
+	[[ $PTY_SLAVE == /dev/pts/* ]] || fail "no pseudo-terminal: '$PTY_SLAVE'"
+}
+
+# The sandbox with no terminal anywhere: a session of its own (no
+# controlling terminal) and none on stdin, stdout or stderr.
+sbx_no_terminal() {
+	setsid -w env PATH="$SBX_PATH" "$ESCAPE_SANDBOX_EXEC" --mode required \
+		--root "$WS" --tmp "$TMPD" "$@" </dev/null
+}
+
+@test "with no terminal in reach the filter is left out, and a terminal the command opens takes no ioctls" {
+	need_abi 5
+	skip_unless "setsid(1) (util-linux) is not installed" command -v setsid
+	free_terminal
+	# The control: a capability-less process in a session of its own
+	# opens the free terminal, which makes it its own, and types into it.
+	run --separate-stderr setsid -w "${NOCAPS[@]}" "$ESC_BIN/esc-ipc" \
+		ctty-tiocsti "$PTY_SLAVE" path "$INJECTED" </dev/null
+	assert_went_through
+	# The sandbox sees no terminal: no filter, and /dev/tty without its
+	# ioctl right.
+	run --separate-stderr sbx_no_terminal --print-policy -- true
+	assert_line --regexp '^  read,write +/dev/tty \(device\)$'
+	assert_line --regexp '^terminal +none to type into: '
+	run --separate-stderr sbx_no_terminal -- /bin/grep '^Seccomp:' /proc/self/status
+	assert_output "$(printf 'Seccomp:\t0')"
+	# Even granted the terminal's device read and write (--allow rw),
+	# the command makes the terminal its own (open does that) but types
+	# into it neither through the device nor through /dev/tty: no rule
+	# grants ioctls.  (Opening it works: the refusal is the ioctl's.)
+	run --separate-stderr sbx_no_terminal --allow "rw:$PTY_SLAVE" -- \
+		"$WS/bin/esc-file" write "$PTY_SLAVE"
+	assert_went_through
+	run --separate-stderr sbx_no_terminal --allow "rw:$PTY_SLAVE" -- \
+		"$WS/bin/esc-ipc" ctty-tiocsti "$PTY_SLAVE" path "$INJECTED"
+	assert_denied EACCES
+	run --separate-stderr sbx_no_terminal --allow "rw:$PTY_SLAVE" -- \
+		"$WS/bin/esc-ipc" ctty-tiocsti "$PTY_SLAVE" tty "$INJECTED"
+	assert_denied EACCES
+}
+
+@test "a terminal on any inherited descriptor keeps the filter in" {
+	skip_unless "setsid(1) (util-linux) is not installed" command -v setsid
+	free_terminal
+	# The control: a terminal inherited on descriptor 5 that nobody
+	# controls can be claimed and typed into.
+	run --separate-stderr setsid -w "${NOCAPS[@]}" "$ESC_BIN/esc-ipc" \
+		ctty-tiocsti 5 path "$INJECTED" </dev/null 5<>"$PTY_SLAVE"
+	assert_went_through
+	run --separate-stderr sbx_no_terminal -- /bin/grep '^Seccomp:' \
+		/proc/self/status 5<>"$PTY_SLAVE"
+	assert_output "$(printf 'Seccomp:\t2')"
+	run --separate-stderr sbx_no_terminal -- "$WS/bin/esc-ipc" \
+		ctty-tiocsti 5 path "$INJECTED" 5<>"$PTY_SLAVE"
+	assert_denied EPERM
+}

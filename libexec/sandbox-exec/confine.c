@@ -5,7 +5,8 @@
  * still open every path it grants.  Then no_new_privs (Landlock requires
  * it of a process without CAP_SYS_ADMIN, and it keeps setuid binaries and
  * file capabilities from undoing the rest), then every capability set is
- * emptied, then the terminal is closed to injection, then the ruleset
+ * emptied, then the terminal is closed to injection (where the command
+ * can reach one), then the ruleset
  * is applied.  Each step is checked, and a failure is returned before
  * anything runs: the sandbox fails closed.
  */
@@ -260,12 +261,32 @@ confine_privileges(struct strbuf *why)
 	return drop_capabilities(why);
 }
 
+/*
+ * The terminal filter guards nothing when the command has no terminal to
+ * type into and cannot come by one.  TIOCSTI works only on the caller's
+ * controlling terminal, or one it makes its own (setsid, then TIOCSCTTY);
+ * TIOCLINUX needs a console's descriptor.  With no controlling terminal
+ * and none on an inherited descriptor (policy.c's p->terminal), the
+ * command could only open one, and where Landlock handles ioctl_dev
+ * (ABI 5) no rule then grants ioctls on any device (/dev/tty loses its
+ * ioctl right in that case): a terminal it opens takes none, TIOCSCTTY
+ * and TIOCSTI included.  A filter costs about a tenth of the sandbox's
+ * start (the kernel compiles it), so it is left out only then.
+ */
+bool
+confine_terminal_filter(const struct policy *p)
+{
+	return p->terminal || p->abi.used <= 0 ||
+	    !(p->handled_fs & LANDLOCK_ACCESS_FS_IOCTL_DEV);
+}
+
 int
 confine_self(const struct policy *p, int ruleset_fd, struct strbuf *why)
 {
 	if (confine_privileges(why) < 0)
 		return -1;
-	if (deny_terminal_injection(why) < 0) {
+	if ((ruleset_fd < 0 || confine_terminal_filter(p)) &&
+	    deny_terminal_injection(why) < 0) {
 		/* No seccomp filters here: a kernel built without
 		 * SECCOMP_FILTER, or qemu-user emulating another
 		 * architecture (a relayed run on a foreign platform), which

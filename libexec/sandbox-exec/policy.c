@@ -448,6 +448,45 @@ grant_resolv_conf(struct policy *p)
 	free(real);
 }
 
+/*
+ * Whether this process has a terminal to hand on: a controlling one, or
+ * one on any descriptor it holds.  When it cannot tell (no /dev/tty node,
+ * no /proc), it says yes.  Called before any descriptor of the policy's
+ * own is opened, so every one it sees is inherited.
+ */
+static bool
+terminal_reachable(void)
+{
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+	int fd;
+
+	for (fd = 0; fd <= 2; fd++)
+		if (isatty(fd))
+			return true;
+	fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	if (errno != ENXIO) /* ENXIO: no controlling terminal */
+		return true;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return true;
+	while (!found && (e = readdir(d))) {
+		char *endp;
+		long n = strtol(e->d_name, &endp, 10);
+
+		if (e->d_name[0] != '.' && !*endp && n > 2 && n != dirfd(d) &&
+		    n <= INT_MAX)
+			found = isatty((int)n);
+	}
+	closedir(d);
+	return found;
+}
+
 /* The terminal on stdin, stdout or stderr, when there is one. */
 static void
 grant_terminal(struct policy *p)
@@ -544,9 +583,15 @@ policy_resolve_grants(struct policy *p)
 	grant_resolv_conf(p);
 	grant_if_present(p, "/proc", RIGHTS_RO, "system", true);
 	grant_if_present(p, "/sys", RIGHTS_RO, "system", true);
+	/* Without a terminal, /dev/tty has nothing behind it, and gets no
+	 * ioctls: whatever it might come to name later (a terminal device
+	 * the command opens in a new session of its own) the command cannot
+	 * type into.  confine_terminal_filter() counts on it. */
+	p->terminal = terminal_reachable();
 	for (i = 0; i < ARRAY_SIZE(devices); i++)
-		grant_if_present(p, devices[i].path, devices[i].access,
-		    "device", false);
+		grant_if_present(p, devices[i].path, p->terminal ?
+		    devices[i].access : devices[i].access &
+		    ~(uint64_t)LANDLOCK_ACCESS_FS_IOCTL_DEV, "device", false);
 	grant_terminal(p);
 	grant_path_dirs(p, home);
 	for (i = 0; i < p->nallowed; i++) {

@@ -173,8 +173,10 @@ print_text(const struct policy *p)
 	printf("%-14s%s\n", "log", p->restrict_flags ? "the command's "
 	    "denials are audited (log_new_exec_on)" : "the kernel's default");
 	printf("%-14s%s\n", "privileges", "no_new_privs set");
-	printf("%-14s%s\n", "terminal", "TIOCSTI and TIOCLINUX refused "
-	    "(seccomp)");
+	printf("%-14s%s\n", "terminal", confine_terminal_filter(p) ?
+	    "TIOCSTI and TIOCLINUX refused (seccomp)" : "none to type into: "
+	    "no controlling terminal or terminal descriptor, and no device "
+	    "ioctls granted (no seccomp filter needed)");
 	printf("%-14s%s\n", "capabilities", may_empty_bounding() ?
 	    "all dropped: bounding, permitted, effective, inheritable, "
 	    "ambient" : "all dropped: permitted, effective, inheritable, "
@@ -326,8 +328,10 @@ print_json(const struct policy *p)
 	json_kv_bool(&j, "no_new_privs", true);
 	json_key(&j, "seccomp_denied");
 	json_array_begin(&j);
-	json_str(&j, "ioctl:TIOCSTI");
-	json_str(&j, "ioctl:TIOCLINUX");
+	if (confine_terminal_filter(p)) {
+		json_str(&j, "ioctl:TIOCSTI");
+		json_str(&j, "ioctl:TIOCLINUX");
+	}
 	json_array_end(&j);
 	json_kv_bool(&j, "bounding_set_dropped", may_empty_bounding());
 	json_kv_str(&j, "command", p->exe_real);

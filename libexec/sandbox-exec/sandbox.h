@@ -55,6 +55,7 @@ struct policy {
 	char *tmp;   /* the private temp dir's real path; NULL until made */
 	int tmp_fd;  /* O_PATH, until the private temp grant takes it */
 	bool tmp_made; /* made here, so removed here */
+	bool terminal; /* a controlling terminal, or one on a descriptor */
 	struct grant *grants;
 	size_t ngrants, grants_alloc;
 	struct grant *allowed; /* the --allow entries, checked */
@@ -123,8 +124,11 @@ int confine_build_ruleset(const struct policy *p, struct strbuf *why);
 /* Set no_new_privs and drop every capability: returns 0, or -1 with the
  * failed step in `why`. */
 int confine_privileges(struct strbuf *why);
+/* Whether the command gets the terminal filter (confine.c says when it
+ * guards nothing); policy_resolve_grants() must have run. */
+bool confine_terminal_filter(const struct policy *p);
 /* confine_privileges(), refuse the terminal requests that inject input
- * (seccomp), restrict this process with
+ * (seccomp) where confine_terminal_filter() says, restrict this process with
  * `ruleset_fd` (when >= 0, and close it) and check that each step took.
  * Returns 0, or -1 with the failed step in `why`: the caller must then
  * not run the command. */

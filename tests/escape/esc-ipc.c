@@ -8,6 +8,15 @@
  *	esc-ipc unix-send NAME		send one datagram to abstract NAME
  *	esc-ipc tiocsti FD TEXT		push TEXT into the input of the terminal
  *					open on FD, as if typed (TIOCSTI)
+ *	esc-ipc ctty-tiocsti DEV VIA TEXT
+ *		in a session of its own, open the terminal device DEV (which
+ *		makes it the controlling terminal when no one controls it;
+ *		DEV all digits: the terminal already open on that
+ *		descriptor), claim it with TIOCSCTTY, then push TEXT through
+ *		DEV, or through /dev/tty when VIA is "tty"
+ *	esc-ipc pty-hold DIR	open a pseudo-terminal nobody controls, write
+ *		its device's path to DIR/slave, then hold it (two minutes
+ *		at most)
  *	esc-ipc unix-serve stream|dgram NAME READY LOG
  *		serve abstract NAME; create READY once bound; append a
  *		line to LOG for each connection or datagram; exits by
@@ -70,6 +79,70 @@ push_input(int fd, const char *text)
 		if (ioctl(fd, TIOCSTI, c) < 0)
 			return -1;
 	return 0;
+}
+
+static void log_line(const char *log, const char *line);
+
+/* A terminal of its own: the way a command without one could come by
+ * one, given a terminal device it can open. */
+static long
+claim_and_push(const char *dev, const char *via, const char *text)
+{
+	pid_t pid;
+	int fd, status;
+
+	if (setsid() < 0) {
+		/* A process group leader cannot start a session: a child
+		 * can. */
+		pid = fork();
+		if (pid < 0)
+			esc_setup_error(prog, "fork");
+		if (pid > 0) {
+			if (waitpid(pid, &status, 0) != pid)
+				esc_setup_error(prog, "waitpid");
+			exit(WIFEXITED(status) ? WEXITSTATUS(status) : 2);
+		}
+		if (setsid() < 0)
+			esc_setup_error(prog, "setsid");
+	}
+	if (dev[0] >= '0' && dev[0] <= '9')
+		fd = (int)esc_number(prog, dev);
+	else
+		fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* The open made it ours where it could; TIOCSCTTY is the explicit
+	 * way, and its refusal alone is not the end of the attack. */
+	(void)ioctl(fd, TIOCSCTTY, 0);
+	if (!strcmp(via, "tty")) {
+		close(fd);
+		fd = open("/dev/tty", O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+	}
+	return push_input(fd, text);
+}
+
+NORETURN static void
+pty_hold(const char *dir)
+{
+	char tmp[4096], path[4096];
+	const char *slave;
+	int m;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 ||
+	    !(slave = ptsname(m)))
+		esc_setup_error(prog, "posix_openpt");
+	/* Written whole, then renamed: a waiter never reads half a path. */
+	snprintf(tmp, sizeof(tmp), "%s/slave.new", dir);
+	snprintf(path, sizeof(path), "%s/slave", dir);
+	log_line(tmp, slave);
+	if (rename(tmp, path) < 0)
+		esc_setup_error(prog, path);
+	alarm(120);
+	for (;;)
+		pause();
 }
 
 static long
@@ -152,6 +225,10 @@ main(int argc, char **argv)
 	if (!strcmp(op, "tiocsti") && argc == 4)
 		return verdict(push_input((int)esc_number(prog, argv[2]),
 		    argv[3]));
+	if (!strcmp(op, "ctty-tiocsti") && argc == 5)
+		return verdict(claim_and_push(argv[2], argv[3], argv[4]));
+	if (!strcmp(op, "pty-hold") && argc == 3)
+		pty_hold(argv[2]);
 	if (!strcmp(op, "unix-connect") && argc == 3)
 		return verdict(unix_client(argv[2], SOCK_STREAM));
 	if (!strcmp(op, "unix-send") && argc == 3)
@@ -159,7 +236,8 @@ main(int argc, char **argv)
 	if (!strcmp(op, "unix-serve") && argc == 6)
 		unix_serve(argv[2], argv[3], argv[4], argv[5]);
 	esc_usage(prog, "kill PID SIG | ptrace PID | unix-connect NAME | "
-	    "unix-send NAME | tiocsti FD TEXT | "
+	    "unix-send NAME | tiocsti FD TEXT | ctty-tiocsti DEV path|tty "
+	    "TEXT | pty-hold DIR | "
 	    "unix-serve stream|dgram NAME READY LOG");
 	return 2;
 }
