@@ -62,7 +62,9 @@ find_on_path(const char *name)
 {
 	char *found = path_find_program(getenv("PATH"), name);
 
-	if (found && !is_executable_file(found)) {
+	/* Found on PATH, it is an executable file already; a name with a
+	 * slash is returned unchecked. */
+	if (found && strchr(name, '/') && !is_executable_file(found)) {
 		free(found);
 		found = NULL;
 	}

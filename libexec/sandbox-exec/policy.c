@@ -170,13 +170,9 @@ policy_resolve(const char *path, int flags, char **real, struct stat *st)
 	if (fd >= 0) {
 		if (!st || fstat(fd, st) == 0)
 			return fd;
-		e = errno;
-		free(*real);
-		*real = NULL;
-		close(fd);
-		errno = e;
-		return -1;
+		goto fail;
 	}
+	*real = NULL;
 	fd = open(path, O_PATH | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -1;
@@ -194,6 +190,8 @@ policy_resolve(const char *path, int flags, char **real, struct stat *st)
 fail:
 	e = errno;
 	close(fd);
+	free(*real);
+	*real = NULL;
 	errno = e;
 	return -1;
 }
