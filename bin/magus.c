@@ -434,6 +434,7 @@ front_run_helper(const char *name, char **argv)
 	int status, err = 0;
 
 	opts.exec_errno = &err;
+	opts.share_vm = true; /* the front catches no signal (proc.h) */
 	strvec_pushf(&av, "magus-%s", name);
 	strvec_pushv(&av, argv + 1);
 	if (access(path, F_OK) < 0) {

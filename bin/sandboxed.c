@@ -115,6 +115,7 @@ front_run_sandboxed(struct front *f, const struct sandboxed *s)
 		opts.arg = &fd3;
 	}
 	opts.exec_errno = &err;
+	opts.share_vm = true; /* the front catches no signal (proc.h) */
 	status = run_child(helper, av.v, NULL, &opts);
 	if (status < 0 || err) {
 		diag(1010, NULL, "cannot execute '%s': %s", helper,

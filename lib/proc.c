@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -52,6 +54,85 @@ in_foreground(void)
 	return fg != -1 && fg == getpgrp();
 }
 
+/* What the child needs to know, on the parent's stack. */
+struct spawn {
+	const char *path;
+	char *const *argv, *const *envp;
+	const struct run_opts *opts;
+	const sigset_t *mask;
+	bool own_group;
+	int errfd;
+};
+
+/* The child's side of run_child, after fork or clone: exec, or report
+ * why not on errfd and exit. */
+static int
+child_main(void *arg)
+{
+	const struct spawn *s = arg;
+	const struct run_opts *opts = s->opts;
+	int err;
+
+	if (s->own_group)
+		setpgid(0, 0);
+	sigprocmask(SIG_SETMASK, s->mask, NULL);
+	if (opts && opts->cwd && chdir(opts->cwd) < 0)
+		goto fail;
+	if (opts && opts->child_setup && opts->child_setup(opts->arg) < 0)
+		goto fail;
+	execve(s->path, s->argv, s->envp);
+fail:
+	err = errno;
+	(void)!write(s->errfd, &err, sizeof(err));
+	_exit(err == ENOENT ? 127 : 126);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SHARE_VM_WORKS 0 /* ASan keeps its own books of every stack */
+#else
+#define SHARE_VM_WORKS 1
+#endif
+#define CHILD_STACK (128u << 10)
+
+/* Start the child: clone sharing our memory when asked, else fork. */
+static pid_t
+spawn_child(struct spawn *s)
+{
+	pid_t pid;
+
+	if (SHARE_VM_WORKS && s->opts && s->opts->share_vm) {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		size_t size = CHILD_STACK + page;
+		unsigned char *stack;
+		int e;
+
+		stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (stack == MAP_FAILED)
+			return -1;
+		/* Its lowest page a guard: a child running off the end of
+		 * its stack faults instead of writing over ours. */
+		if (mprotect(stack, page, PROT_NONE) < 0) {
+			e = errno;
+			munmap(stack, size);
+			errno = e;
+			return -1;
+		}
+		pid = clone(child_main, stack + size,
+		    CLONE_VM | CLONE_VFORK | SIGCHLD, s);
+		/* Back here, the child has exec'd or exited: its stack is
+		 * ours again. */
+		e = errno;
+		munmap(stack, size);
+		errno = e;
+		return pid;
+	}
+	pid = fork();
+	if (pid == 0)
+		child_main(s);
+	return pid;
+}
+
 int
 run_child(const char *path, char *const argv[], char *const envp[],
     const struct run_opts *opts)
@@ -61,9 +142,15 @@ run_child(const char *path, char *const argv[], char *const envp[],
 	siginfo_t si;
 	bool own_group = !in_foreground();
 	int first = 0, status, pipefd[2], err = 0;
+	struct spawn s;
 	pid_t pid, w;
 	size_t i;
 	ssize_t n;
+
+	if (opts && opts->share_vm && opts->parent_setup) {
+		errno = EINVAL;
+		return -1;
+	}
 
 	sigemptyset(&set);
 	for (i = 0; i < ARRAY_SIZE(forwarded); i++)
@@ -77,7 +164,14 @@ run_child(const char *path, char *const argv[], char *const envp[],
 		return -1;
 	}
 
-	pid = fork();
+	s.path = path;
+	s.argv = argv;
+	s.envp = envp ? envp : environ;
+	s.opts = opts;
+	s.mask = &old;
+	s.own_group = own_group;
+	s.errfd = pipefd[1];
+	pid = spawn_child(&s);
 	if (pid < 0) {
 		err = errno;
 		close(pipefd[0]);
@@ -85,21 +179,6 @@ run_child(const char *path, char *const argv[], char *const envp[],
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		errno = err;
 		return -1;
-	}
-	if (pid == 0) {
-		if (own_group)
-			setpgid(0, 0);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (opts && opts->cwd && chdir(opts->cwd) < 0)
-			goto fail;
-		if (opts && opts->child_setup &&
-		    opts->child_setup(opts->arg) < 0)
-			goto fail;
-		execve(path, argv, envp ? envp : environ);
-	fail:
-		err = errno;
-		(void)!write(pipefd[1], &err, sizeof(err));
-		_exit(err == ENOENT ? 127 : 126);
 	}
 	if (own_group)
 		setpgid(pid, pid); /* also in the parent: no race either way */

@@ -46,6 +46,20 @@ struct run_opts {
 	 * errno.
 	 */
 	int (*parent_setup)(pid_t pid, void *arg);
+	/*
+	 * Start the child sharing this process's memory until its exec
+	 * (clone with CLONE_VM | CLONE_VFORK, on a stack of its own, this
+	 * thread waiting meanwhile), as posix_spawn does: no page tables
+	 * copied and no copy-on-write fault after, which in a guest whose
+	 * every page fault traps to the hypervisor is most of what a fork
+	 * costs.  Only for a caller with one thread and no signal handler
+	 * installed (a signal caught in the child would run the handler on
+	 * the caller's memory), and with no parent_setup (the child cannot
+	 * wait for a parent that waits for it): run_child refuses it with
+	 * EINVAL otherwise.  What child_setup allocates, the caller keeps.
+	 * Builds with AddressSanitizer fork as before.
+	 */
+	bool share_vm;
 };
 int run_child(const char *path, char *const argv[], char *const envp[],
     const struct run_opts *opts);

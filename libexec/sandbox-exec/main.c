@@ -414,6 +414,9 @@ run_and_clean(struct policy *p, int ruleset)
 		die_mgs(2015, NULL, "%s; nothing ran", why.buf);
 	}
 	opts.exec_errno = &err;
+	/* No signal handler here, one thread: the child may share our
+	 * memory until its exec (proc.h). */
+	opts.share_vm = true;
 	status = run_child(p->exe, p->command, p->env.v, &opts);
 	if (status < 0) {
 		diag(2015, NULL, "cannot start '%s': %s", p->command[0],

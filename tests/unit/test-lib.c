@@ -284,6 +284,80 @@ test_config_helpers(void)
 	    "sandbox modes parse exactly");
 }
 
+static int child_wrote;
+
+/* A child_setup hook writing to what may be our own memory. */
+static int
+write_flag(void *arg)
+{
+	(void)arg;
+	child_wrote = 1;
+	return 0;
+}
+
+static int
+refuse(void *arg)
+{
+	(void)arg;
+	errno = EPERM;
+	return -1;
+}
+
+static int
+no_parent_setup(pid_t pid, void *arg)
+{
+	(void)pid;
+	(void)arg;
+	return 0;
+}
+
+/* run_child's share_vm: the child runs in our memory until its exec. */
+static void
+test_proc_share_vm(void)
+{
+	char sh[] = "sh", c[] = "-c", e7[] = "exit 7", nope[] = "nope",
+	    at_root[] = "[ \"$(pwd)\" = / ]";
+	char *const argv[] = { sh, c, e7, NULL };
+	char *const cwd_argv[] = { sh, c, at_root, NULL };
+	char *const missing[] = { nope, NULL };
+	struct run_opts vm = { write_flag, NULL, NULL, NULL }, fk = vm;
+	int err = 0;
+
+	vm.share_vm = true;
+	child_wrote = 0;
+	ok(run_child("/bin/sh", argv, NULL, &vm) == 7,
+	    "share_vm: the exit status passes through");
+#if defined(__SANITIZE_ADDRESS__)
+	ok(child_wrote == 0, "share_vm under AddressSanitizer: a fork, the "
+	    "child's write stays its own");
+#else
+	ok(child_wrote == 1, "share_vm: the child ran in our memory (its "
+	    "write is ours)");
+#endif
+	child_wrote = 0;
+	ok(run_child("/bin/sh", argv, NULL, &fk) == 7 && child_wrote == 0,
+	    "without it, a fork: the child's write stays its own");
+	vm.child_setup = NULL;
+	vm.cwd = "/";
+	ok(run_child("/bin/sh", cwd_argv, NULL, &vm) == 0,
+	    "share_vm: the child starts in cwd");
+	vm.cwd = NULL;
+	vm.exec_errno = &err;
+	ok(run_child("/nonexistent/x", missing, NULL, &vm) == 127 &&
+	    err == ENOENT, "share_vm: a missing program exits 127 with "
+	    "ENOENT reported");
+	err = 0;
+	vm.child_setup = refuse;
+	ok(run_child("/bin/sh", argv, NULL, &vm) == 126 && err == EPERM,
+	    "share_vm: a refusing child_setup stops the exec, its errno "
+	    "reported");
+	vm.child_setup = NULL;
+	vm.parent_setup = no_parent_setup;
+	errno = 0;
+	ok(run_child("/bin/sh", argv, NULL, &vm) == -1 && errno == EINVAL,
+	    "share_vm with a parent_setup is refused (EINVAL)");
+}
+
 static void
 test_proc(void)
 {
@@ -573,6 +647,7 @@ main(void)
 	test_diag_table();
 	test_config_helpers();
 	test_proc();
+	test_proc_share_vm();
 	test_labels();
 	return done_testing();
 }
