@@ -581,7 +581,7 @@ policy_resolve_grants(struct policy *p)
 	grant_resolv_conf(p);
 	grant_if_present(p, "/proc", RIGHTS_RO, "system", true);
 	grant_if_present(p, "/sys", RIGHTS_RO, "system", true);
-	/* Without a terminal, /dev/tty has nothing behind it, and gets no
+	/* Without a terminal, /dev/tty has nothing behind it, and is granted no
 	 * ioctls: whatever it might come to name later (a terminal device
 	 * the command opens in a new session of its own) the command cannot
 	 * type into.  confine_terminal_filter() counts on it. */
