@@ -397,21 +397,64 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * Call `each` with the name of every entry of the directory `path`
+ * except "." and "..", until it returns true.  getdents64 into a buffer
+ * on the stack: opendir's own buffer would be one more allocation and a
+ * page touched for the first time.  -1 with errno when the directory
+ * cannot be read, else 0.
+ */
+static int
+each_name(const char *path, bool (*each)(const char *name, void *arg),
+    void *arg)
+{
+	struct dirent64_ {
+		uint64_t ino;
+		int64_t off;
+		unsigned short reclen;
+		unsigned char type;
+		char name[];
+	};
+	_Alignas(8) char buf[2048];
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
+	bool done = false;
+	long n, off;
+
+	if (fd < 0)
+		return -1;
+	while (!done && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (off = 0; !done && off < n;) {
+			const struct dirent64_ *d = (const void *)(buf + off);
+
+			off += d->reclen;
+			if (strcmp(d->name, ".") && strcmp(d->name, ".."))
+				done = each(d->name, arg);
+		}
+	e = errno;
+	close(fd);
+	errno = e;
+	return n < 0 ? -1 : 0;
+}
+
+static bool
+add_lib(const char *name, void *arg)
+{
+	if (starts_with(name, "lib"))
+		strvec_pushf(arg, "/%s", name);
+	return false;
+}
+
 /* /lib, /lib32, /lib64, /libx32: whichever this host has, in order. */
 static void
 grant_libs(struct policy *p)
 {
 	struct strvec names = STRVEC_INIT;
-	struct dirent *e;
-	DIR *d = opendir("/");
 	size_t i;
 
-	if (!d)
+	if (each_name("/", add_lib, &names) < 0) {
+		strvec_clear(&names);
 		return;
-	while ((e = readdir(d)))
-		if (starts_with(e->d_name, "lib"))
-			strvec_pushf(&names, "/%s", e->d_name);
-	closedir(d);
+	}
 	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
 	for (i = 0; i < names.n; i++) {
 		size_t n = p->ngrants;
@@ -449,15 +492,25 @@ grant_resolv_conf(struct policy *p)
 /*
  * Whether this process has a terminal to hand on: a controlling one, or
  * one on any descriptor it holds.  When it cannot tell (no /dev/tty node,
- * no /proc), it says yes.  Called before any descriptor of the policy's
- * own is opened, so every one it sees is inherited.
+ * no /proc), it says yes.  The policy's own descriptors are O_PATH, on
+ * which isatty() is false.
  */
+static bool
+is_inherited_tty(const char *name, void *arg)
+{
+	char *end;
+	long n = strtol(name, &end, 10);
+
+	/* The listing's own descriptor is no terminal: isatty says so. */
+	if (!*end && n > 2 && n <= INT_MAX && isatty((int)n))
+		*(bool *)arg = true;
+	return *(bool *)arg;
+}
+
 static bool
 terminal_reachable(void)
 {
-	struct dirent *e;
 	bool found = false;
-	DIR *d;
 	int fd;
 
 	for (fd = 0; fd <= 2; fd++)
@@ -470,18 +523,8 @@ terminal_reachable(void)
 	}
 	if (errno != ENXIO) /* ENXIO: no controlling terminal */
 		return true;
-	d = opendir("/proc/self/fd");
-	if (!d)
+	if (each_name("/proc/self/fd", is_inherited_tty, &found) < 0)
 		return true;
-	while (!found && (e = readdir(d))) {
-		char *endp;
-		long n = strtol(e->d_name, &endp, 10);
-
-		if (e->d_name[0] != '.' && !*endp && n > 2 && n != dirfd(d) &&
-		    n <= INT_MAX)
-			found = isatty((int)n);
-	}
-	closedir(d);
 	return found;
 }
 
