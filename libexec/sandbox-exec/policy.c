@@ -101,6 +101,14 @@ path_is_normal(const char *path)
 	return true;
 }
 
+/* open(2) with O_CLOEXEC as one system call: musl's open() follows it
+ * with an fcntl(FD_CLOEXEC) for kernels older than 2.6.23. */
+static int
+open_cloexec(const char *path, int flags)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags | O_CLOEXEC);
+}
+
 /* openat2 of a normal path refusing every symbolic link on the way. */
 static int
 open_no_symlinks(const char *path, int flags)
@@ -114,13 +122,45 @@ open_no_symlinks(const char *path, int flags)
 }
 
 /*
+ * The first symbolic link on the normal path `path`, its text in
+ * `target`: the path itself, or else the shortest prefix that is one
+ * (/bin/true: /bin).  Its length in *len.  -1 with errno when there is
+ * none, or it cannot be read.
+ */
+static ssize_t
+first_link(const char *path, char *target, size_t size, size_t *len)
+{
+	const char *slash;
+	ssize_t n = readlink(path, target, size);
+
+	*len = strlen(path);
+	if (n >= 0 || errno != EINVAL)
+		return n;
+	/* The last component is no link: one further up is. */
+	for (slash = strchr(path + 1, '/'); slash;
+	    slash = strchr(slash + 1, '/')) {
+		char *prefix = xstrndup(path, (size_t)(slash - path));
+
+		n = readlink(prefix, target, size);
+		free(prefix);
+		if (n >= 0) {
+			*len = (size_t)(slash - path);
+			return n;
+		}
+		if (errno != EINVAL)
+			return -1;
+	}
+	return -1;
+}
+
+/*
  * The short way to a real path, for a normal one: open it refusing every
- * symbolic link, and it is its own real path.  When only its last
- * component is a link (/bin -> usr/bin), follow that link by its text as
- * long as the text keeps the path normal.  -1 when neither works (a link
- * further up, "..", a kernel before 5.6), and the caller resolves the
- * path the long way, reading the name back through /proc, which was the
- * dearest step of the start.  Failing here only costs that.
+ * symbolic link, and it is its own real path.  When a component is a
+ * link (/bin -> usr/bin), follow the first by its text, as long as the
+ * text keeps the path normal, and try again.  -1 when that does not
+ * work ("..", a loop, a kernel before 5.6), and the caller resolves the
+ * path the long way, reading the name back through /proc.  Failing here
+ * only costs that.
  */
 static int
 open_real(const char *path, int flags, char **real)
@@ -130,6 +170,7 @@ open_real(const char *path, int flags, char **real)
 
 	for (hops = 0; hops < 8 && path_is_normal(cur); hops++) {
 		const char *slash;
+		size_t len;
 		ssize_t n;
 		char *next;
 
@@ -140,18 +181,19 @@ open_real(const char *path, int flags, char **real)
 		}
 		if (errno != ELOOP)
 			break;
-		n = readlink(cur, target, sizeof(target));
+		n = first_link(cur, target, sizeof(target), &len);
 		if (n <= 0 || (size_t)n >= sizeof(target))
 			break;
 		target[n] = '\0';
-		slash = strrchr(cur, '/');
+		/* The link's directory: up to the last slash before it. */
+		slash = cur + len;
+		while (slash > cur && *--slash != '/')
+			;
 		if (target[0] == '/')
-			next = xstrdup(target);
-		else if (slash == cur)
-			next = xasprintf("/%s", target);
+			next = xasprintf("%s%s", target, cur + len);
 		else
-			next = xasprintf("%.*s/%s", (int)(slash - cur), cur,
-			    target);
+			next = xasprintf("%.*s/%s%s", (int)(slash - cur), cur,
+			    target, cur + len);
 		free(cur);
 		cur = next;
 	}
@@ -173,7 +215,7 @@ policy_resolve(const char *path, int flags, char **real, struct stat *st)
 		goto fail;
 	}
 	*real = NULL;
-	fd = open(path, O_PATH | O_CLOEXEC | flags);
+	fd = open_cloexec(path, O_PATH | flags);
 	if (fd < 0)
 		return -1;
 	if (st && fstat(fd, st) < 0)
@@ -368,11 +410,18 @@ check_sockets(const struct policy *p)
 	}
 }
 
+static bool terminal_reachable(void);
+
 void
 policy_check_input(struct policy *p)
 {
-	const char *home = real_home(p);
+	const char *home;
 	size_t i;
+
+	/* First, while every descriptor is one the caller handed on. */
+	if (p->mode != SANDBOX_OFF)
+		p->terminal = terminal_reachable();
+	home = real_home(p);
 
 	check_root(p, home);
 	if (p->tmp_arg)
@@ -416,7 +465,7 @@ each_name(const char *path, bool (*each)(const char *name, void *arg),
 		char name[];
 	};
 	_Alignas(8) char buf[2048];
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
+	int fd = open_cloexec(path, O_RDONLY | O_DIRECTORY), e;
 	bool done = false;
 	long n, off;
 
@@ -492,8 +541,7 @@ grant_resolv_conf(struct policy *p)
 /*
  * Whether this process has a terminal to hand on: a controlling one, or
  * one on any descriptor it holds.  When it cannot tell (no /dev/tty node,
- * no /proc), it says yes.  The policy's own descriptors are O_PATH, on
- * which isatty() is false.
+ * no /proc), it says yes.
  */
 static bool
 is_inherited_tty(const char *name, void *arg)
@@ -516,7 +564,7 @@ terminal_reachable(void)
 	for (fd = 0; fd <= 2; fd++)
 		if (isatty(fd))
 			return true;
-	fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	fd = open_cloexec("/dev/tty", O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd >= 0) {
 		close(fd);
 		return true;
@@ -535,6 +583,8 @@ grant_terminal(struct policy *p)
 	char name[256];
 	int fd;
 
+	if (!p->terminal)
+		return; /* none of 0, 1 and 2 is one */
 	for (fd = 0; fd <= 2; fd++) {
 		size_t n = p->ngrants;
 
@@ -624,11 +674,11 @@ policy_resolve_grants(struct policy *p)
 	grant_resolv_conf(p);
 	grant_if_present(p, "/proc", RIGHTS_RO, "system", true);
 	grant_if_present(p, "/sys", RIGHTS_RO, "system", true);
-	/* Without a terminal, /dev/tty has nothing behind it, and is granted no
-	 * ioctls: whatever it might come to name later (a terminal device
-	 * the command opens in a new session of its own) the command cannot
-	 * type into.  confine_terminal_filter() counts on it. */
-	p->terminal = terminal_reachable();
+	/* Without a terminal (policy_check_input looked), /dev/tty has
+	 * nothing behind it, and is granted no ioctls: whatever it might
+	 * come to name later (a terminal device the command opens in a new
+	 * session of its own) the command cannot type into.
+	 * confine_terminal_filter() counts on it. */
 	for (i = 0; i < ARRAY_SIZE(devices); i++)
 		grant_if_present(p, devices[i].path, p->terminal ?
 		    devices[i].access : devices[i].access &

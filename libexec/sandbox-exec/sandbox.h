@@ -55,7 +55,8 @@ struct policy {
 	char *tmp;   /* the private temp dir's real path; NULL until made */
 	int tmp_fd;  /* O_PATH, until the private temp grant takes it */
 	bool tmp_made; /* made here, so removed here */
-	bool terminal; /* a controlling terminal, or one on a descriptor */
+	bool terminal; /* a controlling terminal, or one on a descriptor
+			* (policy_check_input looks) */
 	struct grant *grants;
 	size_t ngrants, grants_alloc;
 	struct grant *allowed; /* the --allow entries, checked */
