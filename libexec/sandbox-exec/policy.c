@@ -538,11 +538,8 @@ grant_resolv_conf(struct policy *p)
 	free(real);
 }
 
-/*
- * Whether this process has a terminal to hand on: a controlling one, or
- * one on any descriptor it holds.  When it cannot tell (no /dev/tty node,
- * no /proc), it says yes.
- */
+/* each_name's callback: is the descriptor named `name`, above 2, a
+ * terminal?  *(bool *)arg says, and ends the listing. */
 static bool
 is_inherited_tty(const char *name, void *arg)
 {
@@ -555,6 +552,11 @@ is_inherited_tty(const char *name, void *arg)
 	return *(bool *)arg;
 }
 
+/*
+ * Whether this process has a terminal to hand on: a controlling one, or
+ * one on any descriptor it holds.  When it cannot tell (no /dev/tty node,
+ * no /proc), it says yes.
+ */
 static bool
 terminal_reachable(void)
 {
