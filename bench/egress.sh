@@ -10,7 +10,9 @@
 #   throughput   curl downloading SIZE bytes (default 1 GiB, served from
 #                memory) direct, through the proxy as plain HTTP, and
 #                through a CONNECT tunnel (curl --proxytunnel); the median
-#                of ROUNDS runs each (default 5)
+#                of ROUNDS runs each (default 5); the proxy's CPU per
+#                GiB, the whole machine's CPU per GiB for each kind, and
+#                from those the ratio a download bound by CPU could reach
 #   setup        egress-client making CONNS connections one after another
 #                (default 2000), each a complete small request; the median
 #                time per connection direct, through a CONNECT tunnel and
@@ -77,15 +79,25 @@ echo "   forward: curl -x $proxy -o /dev/null $url"
 echo "   tunnel:  curl -p -x $proxy -o /dev/null $url"
 # The proxy's own CPU time (user + system), to say where the time goes.
 ticks() { awk '{ print $14 + $15 }' "/proc/$epid/stat"; }
+# The whole machine's busy time (everything but idle and iowait), to say
+# how much CPU each kind of download needs and so what the ratio can be.
+busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+centis() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 : >"$tmp/direct"; : >"$tmp/forward"; : >"$tmp/tunnel"
-cpu=0
+cpu=0 bd=0 bf=0 bt=0 wd=0
 i=0
 while [ "$i" -lt "$ROUNDS" ]; do
+	w0=$(centis) b0=$(busy)
 	curl -sS -o /dev/null -w '%{speed_download}\n' "$url" >>"$tmp/direct"
+	b1=$(busy) w1=$(centis)
 	t0=$(ticks)
 	curl -sS -x "$proxy" -o /dev/null -w '%{speed_download}\n' "$url" >>"$tmp/forward"
+	b2=$(busy)
 	curl -sS -p -x "$proxy" -o /dev/null -w '%{speed_download}\n' "$url" >>"$tmp/tunnel"
+	b3=$(busy)
 	cpu=$((cpu + $(ticks) - t0))
+	bd=$((bd + b1 - b0)) bf=$((bf + b2 - b1)) bt=$((bt + b3 - b2))
+	wd=$((wd + w1 - w0))
 	i=$((i + 1))
 done
 d=$(median <"$tmp/direct")
@@ -101,6 +113,18 @@ awk -v d="$d" -v f="$f" -v t="$t" 'BEGIN {
 }'
 awk -v c="$cpu" -v hz="$(getconf CLK_TCK)" -v n="$ROUNDS" -v s="$SIZE" 'BEGIN {
 	printf "   proxy CPU (user+system): %.2f s per GiB relayed\n", c / hz / (2 * n * s / 1073741824)
+}'
+# A download that keeps every CPU busy cannot go faster than the CPUs
+# allow: the ceiling is the speed at which the proxied download's CPU
+# per GiB would fill all of them, over the direct speed.
+awk -v d="$d" -v bd="$bd" -v bf="$bf" -v bt="$bt" -v wd="$wd" -v hz="$(getconf CLK_TCK)" \
+    -v n="$ROUNDS" -v s="$SIZE" -v ncpu="$(nproc)" 'BEGIN {
+	gib = n * s / 1073741824
+	cd = bd / hz / gib; cf = bf / hz / gib; ct = bt / hz / gib
+	printf "   machine CPU per GiB: direct %.2f s, forward %.2f s, tunnel %.2f s\n", cd, cf, ct
+	printf "   CPUs busy while the direct downloads ran: %.2f of %d\n", bd / hz / (wd / 100), ncpu
+	printf "   ratio ceiling if all %d CPUs ran the proxied download: forward %.2f, tunnel %.2f\n",
+	    ncpu, ncpu / cf / (d / 1073741824), ncpu / ct / (d / 1073741824)
 }'
 echo
 

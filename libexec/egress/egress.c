@@ -28,7 +28,10 @@
  * half the proxy's CPU time, but the downloading client took 1.7 times
  * its own to read the page fragments splice passed on (likely colder in
  * the cache than the pages the copy has just written), and downloads
- * were slower than through the copy.
+ * were slower than through the copy.  Nor a BPF sockmap, which relays
+ * inside the kernel and copies nothing: it needs CAP_NET_ADMIN, and a
+ * prototype of it was slower than the copy on loopback while costing
+ * the machine about as much CPU (bench/README.md).
  */
 #include "compat.h"
 

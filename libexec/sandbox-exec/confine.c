@@ -6,9 +6,9 @@
  * it of a process without CAP_SYS_ADMIN, and it keeps setuid binaries and
  * file capabilities from undoing the rest), then every capability set is
  * emptied, then the terminal is closed to injection (where the command
- * can reach one), then the ruleset
- * is applied.  Each step is checked, and a failure is returned before
- * anything runs: the sandbox fails closed.
+ * can reach one), then the ruleset is applied.  Each step is checked,
+ * and a failure is returned before anything runs: the sandbox fails
+ * closed.
  */
 #include "compat.h"
 
