@@ -686,18 +686,30 @@ sec_targets(struct loader *L, const yaml_node_t *v, const char *key,
 
 /* ---- platform ------------------------------------------------------- */
 
+/* The image reference at v, or NULL (said) when it is not a string or
+ * not pinned by digest. */
+static const char *
+pinned_image(struct loader *L, const yaml_node_t *v, const char *key)
+{
+	const char *s = string(L, v, key);
+
+	if (s && !image_ref_pinned(s)) {
+		fail(L, 1007, v, key, "pin the image: "
+		    "name@sha256:<64 hex digits>", "image '%s' is not pinned "
+		    "by digest", s);
+		return NULL;
+	}
+	return s;
+}
+
 static int
 img_ref(struct loader *L, const yaml_node_t *v, const char *key, void *arg)
 {
 	struct cfg_image *img = arg;
-	const char *s = string(L, v, key);
+	const char *s = pinned_image(L, v, key);
 
 	if (!s)
 		return -1;
-	if (!image_ref_pinned(s))
-		return fail(L, 1007, v, key, "pin the image: "
-		    "name@sha256:<64 hex digits>", "image '%s' is not pinned "
-		    "by digest", s);
 	img->ref = xstrdup(s);
 	return 0;
 }
@@ -899,14 +911,10 @@ static int
 ix_image(struct loader *L, const yaml_node_t *v, const char *key, void *arg)
 {
 	struct cfg_indexer *ix = arg;
-	const char *s = string(L, v, key);
+	const char *s = pinned_image(L, v, key);
 
 	if (!s)
 		return -1;
-	if (!image_ref_pinned(s))
-		return fail(L, 1007, v, key, "pin the image: "
-		    "name@sha256:<64 hex digits>", "image '%s' is not pinned "
-		    "by digest", s);
 	ix->image = xstrdup(s);
 	return 0;
 }

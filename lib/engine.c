@@ -1325,29 +1325,39 @@ labels_have_all(const struct strvec *have, const char *const *want)
 	return true;
 }
 
-/* ?filters={"label":[...]}, percent-encoded. */
+/*
+ * GET base with ?filters={"label":[...]} (percent-encoded) for every
+ * label, and parse the answer into j.  j points into r's body: the
+ * caller releases r.body always, and j when this returned 0.
+ */
 static int
-label_filter(struct engine *e, struct strbuf *q, const char *const *labels)
+list_by_label(struct engine *e, const char *base, const char *const *labels,
+    const char *what, struct response *r, struct jsonr *j)
 {
-	struct strbuf f = STRBUF_INIT;
-	struct json j;
+	struct strbuf path = STRBUF_INIT, f = STRBUF_INIT;
+	struct json w;
 	size_t i;
+	int ret = -1;
 
 	if (!labels || !labels[0])
 		return eng_fail(e, ENGINE_E_USAGE, 0, 0, "internal error: a "
 		    "list by label needs at least one label");
-	json_init(&j, &f);
-	json_object_begin(&j);
-	json_key(&j, "label");
-	json_array_begin(&j);
+	json_init(&w, &f);
+	json_object_begin(&w);
+	json_key(&w, "label");
+	json_array_begin(&w);
 	for (i = 0; labels[i]; i++)
-		json_str(&j, labels[i]);
-	json_array_end(&j);
-	json_object_end(&j);
-	strbuf_addstr(q, "filters=");
-	url_escape(q, f.buf, false);
+		json_str(&w, labels[i]);
+	json_array_end(&w);
+	json_object_end(&w);
+	strbuf_addf(&path, "%sfilters=", base);
+	url_escape(&path, f.buf, false);
+	if (call(e, "GET", path.buf, NULL, 0, r, 200, 0, what) == 0 &&
+	    parse_answer(e, j, r, what) == 0)
+		ret = 0;
 	strbuf_release(&f);
-	return 0;
+	strbuf_release(&path);
+	return ret;
 }
 
 int
@@ -1355,7 +1365,6 @@ engine_container_list(struct engine *e, const char *const *labels,
     struct engine_summary **out, size_t *n)
 {
 	struct response r;
-	struct strbuf path = STRBUF_INIT;
 	struct jsonr j;
 	struct jsonr_iter it;
 	struct engine_summary *s = NULL;
@@ -1365,13 +1374,9 @@ engine_container_list(struct engine *e, const char *const *labels,
 
 	*out = NULL;
 	*n = 0;
-	strbuf_addstr(&path, "/containers/json?all=1&");
-	if (label_filter(e, &path, labels) < 0)
-		goto done;
 	response_init(&r);
-	if (call(e, "GET", path.buf, NULL, 0, &r, 200, 0,
-	    "list containers") < 0 ||
-	    parse_answer(e, &j, &r, "list containers") < 0)
+	if (list_by_label(e, "/containers/json?all=1&", labels,
+	    "list containers", &r, &j) < 0)
 		goto out;
 	if (jsonr_type(&j, 0) != JSONR_ARRAY) {
 		eng_fail(e, ENGINE_E_PROTO, 3032, 200, "engine at '%s' listed "
@@ -1425,8 +1430,6 @@ engine_container_list(struct engine *e, const char *const *labels,
 	ret = 0;
 out:
 	strbuf_release(&r.body);
-done:
-	strbuf_release(&path);
 	return ret;
 }
 
@@ -1503,7 +1506,6 @@ engine_volume_list(struct engine *e, const char *const *labels,
     struct engine_volume **out, size_t *n)
 {
 	struct response r;
-	struct strbuf path = STRBUF_INIT;
 	struct jsonr j;
 	struct jsonr_iter it;
 	struct engine_volume *v = NULL;
@@ -1513,12 +1515,9 @@ engine_volume_list(struct engine *e, const char *const *labels,
 
 	*out = NULL;
 	*n = 0;
-	strbuf_addstr(&path, "/volumes?");
-	if (label_filter(e, &path, labels) < 0)
-		goto done;
 	response_init(&r);
-	if (call(e, "GET", path.buf, NULL, 0, &r, 200, 0, "list volumes") < 0 ||
-	    parse_answer(e, &j, &r, "list volumes") < 0)
+	if (list_by_label(e, "/volumes?", labels, "list volumes", &r,
+	    &j) < 0)
 		goto out;
 	vols = jsonr_get(&j, 0, "Volumes");
 	if (jsonr_type(&j, vols) != JSONR_ARRAY &&
@@ -1565,8 +1564,6 @@ engine_volume_list(struct engine *e, const char *const *labels,
 	ret = 0;
 out:
 	strbuf_release(&r.body);
-done:
-	strbuf_release(&path);
 	return ret;
 }
 
