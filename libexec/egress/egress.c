@@ -637,37 +637,44 @@ again(void)
 	return errno == EAGAIN || errno == EWOULDBLOCK;
 }
 
+/* One send of buf[*off..len) to dst: true when some of it went; false
+ * when dst would block or failed, and then *pump says which. */
+static bool
+dir_send(struct dir *d, int dst, const char *buf, size_t len, size_t *off,
+    enum pump *pump)
+{
+	ssize_t n;
+
+	do
+		n = send(dst, buf + *off, len - *off, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		d->wait = W_DST;
+		*pump = again() ? PUMP_OK : PUMP_DST_ERR;
+		return false;
+	}
+	*off += (size_t)n;
+	d->bytes += (uint64_t)n;
+	return true;
+}
+
 static enum pump
 dir_pump(struct dir *d, int src, int dst)
 {
 	unsigned rounds = 0;
+	enum pump stop;
 	ssize_t n;
 
 	for (;;) {
 		if (d->preoff < d->prelen) {
-			n = send(dst, d->pre + d->preoff, d->prelen - d->preoff,
-			    MSG_NOSIGNAL);
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				d->wait = W_DST;
-				return again() ? PUMP_OK : PUMP_DST_ERR;
-			}
-			d->preoff += (size_t)n;
-			d->bytes += (uint64_t)n;
+			if (!dir_send(d, dst, d->pre, d->prelen, &d->preoff,
+			    &stop))
+				return stop;
 			continue;
 		}
 		if (d->off < d->len) {
-			n = send(dst, d->buf + d->off, d->len - d->off,
-			    MSG_NOSIGNAL);
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				d->wait = W_DST;
-				return again() ? PUMP_OK : PUMP_DST_ERR;
-			}
-			d->off += (size_t)n;
-			d->bytes += (uint64_t)n;
+			if (!dir_send(d, dst, d->buf, d->len, &d->off, &stop))
+				return stop;
 			if (d->off == d->len)
 				d->off = d->len = 0;
 			continue;
