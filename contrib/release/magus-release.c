@@ -105,6 +105,28 @@ load_seckey(const char *path, struct minisign_seckey *sk)
 	strbuf_release(&err);
 }
 
+/*
+ * getopt(3) over spec: each option's argument, or "" for a flag, lands
+ * in opt[letter - 'a'] (OPT(opt, letter) names it), the last one given
+ * winning.  Anything else is a usage error.  Returns the first operand's
+ * index.
+ */
+#define OPT(opt, letter) ((opt)[(letter) - 'a'])
+
+static int
+options(int argc, char **argv, const char *spec, const char *opt[26])
+{
+	const char *at;
+	int c;
+
+	while ((c = getopt(argc, argv, spec)) != -1) {
+		if (c < 'a' || c > 'z' || !(at = strchr(spec, c)))
+			usage(2);
+		OPT(opt, c) = at[1] == ':' ? optarg : "";
+	}
+	return optind;
+}
+
 static void
 parse_platform(const char *s, struct platform *p)
 {
@@ -118,29 +140,18 @@ parse_platform(const char *s, struct platform *p)
 static int
 cmd_keygen(int argc, char **argv)
 {
-	const char *pub = NULL, *sec = NULL;
+	const char *opt[26] = { NULL }, *pub, *sec;
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	struct minisign_seckey sk;
 	struct minisign_pubkey pk;
-	bool force = false;
-	int c;
+	bool force;
 
-	while ((c = getopt(argc, argv, "fp:s:")) != -1) {
-		switch (c) {
-		case 'f':
-			force = true;
-			break;
-		case 'p':
-			pub = optarg;
-			break;
-		case 's':
-			sec = optarg;
-			break;
-		default:
-			usage(2);
-		}
-	}
-	if (!pub || !sec || optind != argc)
+	if (options(argc, argv, "fp:s:", opt) != argc)
+		usage(2);
+	force = OPT(opt, 'f') != NULL;
+	pub = OPT(opt, 'p');
+	sec = OPT(opt, 's');
+	if (!pub || !sec)
 		usage(2);
 	if (minisign_keygen(&sk, &err) < 0)
 		die_status(1, "%s", err.buf);
@@ -183,32 +194,15 @@ sign_file(const char *seckey, const char *file, const char *sigfile,
 static int
 cmd_sign(int argc, char **argv)
 {
-	const char *sec = NULL, *sig = NULL;
-	const char *comment = "signature from magus-release secret key";
-	const char *trusted = NULL;
+	const char *opt[26] = { NULL }, *comment, *trusted;
 	char *deftrusted = NULL;
-	int c;
 
-	while ((c = getopt(argc, argv, "c:s:t:x:")) != -1) {
-		switch (c) {
-		case 'c':
-			comment = optarg;
-			break;
-		case 's':
-			sec = optarg;
-			break;
-		case 't':
-			trusted = optarg;
-			break;
-		case 'x':
-			sig = optarg;
-			break;
-		default:
-			usage(2);
-		}
-	}
-	if (!sec || optind != argc - 1)
+	if (options(argc, argv, "c:s:t:x:", opt) != argc - 1 ||
+	    !OPT(opt, 's'))
 		usage(2);
+	comment = OPT(opt, 'c') ? OPT(opt, 'c') :
+	    "signature from magus-release secret key";
+	trusted = OPT(opt, 't');
 	if (!trusted) {
 		const char *slash = strrchr(argv[optind], '/');
 
@@ -216,7 +210,8 @@ cmd_sign(int argc, char **argv)
 		    slash ? slash + 1 : argv[optind]);
 		trusted = deftrusted;
 	}
-	sign_file(sec, argv[optind], sig, comment, trusted);
+	sign_file(OPT(opt, 's'), argv[optind], OPT(opt, 'x'), comment,
+	    trusted);
 	free(deftrusted);
 	return 0;
 }
@@ -225,30 +220,17 @@ static int
 cmd_sign_index(int argc, char **argv)
 {
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT, tc = STRBUF_INIT;
-	const char *sec = NULL, *sig = NULL;
+	const char *opt[26] = { NULL };
 	struct relindex ix;
-	int c;
 
-	while ((c = getopt(argc, argv, "s:x:")) != -1) {
-		switch (c) {
-		case 's':
-			sec = optarg;
-			break;
-		case 'x':
-			sig = optarg;
-			break;
-		default:
-			usage(2);
-		}
-	}
-	if (!sec || optind != argc - 1)
+	if (options(argc, argv, "s:x:", opt) != argc - 1 || !OPT(opt, 's'))
 		usage(2);
 	read_or_die(argv[optind], &text);
 	if (relindex_parse(&ix, text.buf, text.len, &err) < 0)
 		die_status(1, "'%s': %s", argv[optind], err.buf);
 	relindex_trusted_comment(&ix, &tc);
-	sign_file(sec, argv[optind], sig, "magus release index signature",
-	    tc.buf);
+	sign_file(OPT(opt, 's'), argv[optind], OPT(opt, 'x'),
+	    "magus release index signature", tc.buf);
 	printf("trusted comment: %s\n", tc.buf);
 	relindex_release(&ix);
 	strbuf_release(&text);
@@ -262,26 +244,15 @@ cmd_verify(int argc, char **argv)
 {
 	struct strbuf msg = STRBUF_INIT, sigtext = STRBUF_INIT;
 	struct strbuf key = STRBUF_INIT, err = STRBUF_INIT;
-	const char *pub = NULL, *sigfile = NULL;
+	const char *opt[26] = { NULL }, *pub, *sigfile;
 	struct minisign_pubkey pk;
 	struct minisign_sig sig;
 	char *path;
-	int c;
 
-	while ((c = getopt(argc, argv, "p:x:")) != -1) {
-		switch (c) {
-		case 'p':
-			pub = optarg;
-			break;
-		case 'x':
-			sigfile = optarg;
-			break;
-		default:
-			usage(2);
-		}
-	}
-	if (!pub || optind != argc - 1)
+	if (options(argc, argv, "p:x:", opt) != argc - 1 || !OPT(opt, 'p'))
 		usage(2);
+	pub = OPT(opt, 'p');
+	sigfile = OPT(opt, 'x');
 	/* -p is a minisign.pub file or the key's base64 line itself. */
 	if (minisign_pubkey_parse(pub, &pk, &err) < 0) {
 		read_or_die(pub, &key);
@@ -312,28 +283,17 @@ static int
 cmd_check(int argc, char **argv)
 {
 	struct strbuf why = STRBUF_INIT;
-	const char *source = NULL;
+	const char *opt[26] = { NULL };
 	unsigned flags = INNER_VERIFY_HASHES;
 	struct platform p;
-	int c;
 
-	while ((c = getopt(argc, argv, "fs:")) != -1) {
-		switch (c) {
-		case 'f':
-			flags |= INNER_VERIFY_FETCHED; /* a self-fetch entry */
-			break;
-		case 's':
-			source = optarg;
-			break;
-		default:
-			usage(2);
-		}
-	}
-	if (optind != argc - 3)
+	if (options(argc, argv, "fs:", opt) != argc - 3)
 		usage(2);
+	if (OPT(opt, 'f'))
+		flags |= INNER_VERIFY_FETCHED; /* a self-fetch entry */
 	parse_platform(argv[optind + 1], &p);
-	if (innerbuild_verify(argv[optind], &p, argv[optind + 2], source,
-	    flags, &why) != INNER_OK)
+	if (innerbuild_verify(argv[optind], &p, argv[optind + 2],
+	    OPT(opt, 's'), flags, &why) != INNER_OK)
 		die_status(1, "%s", why.buf);
 	printf("%s: a good inner build of magus %s for %s\n", argv[optind],
 	    argv[optind + 2], platform_str(&p));
@@ -368,23 +328,14 @@ static int
 cmd_index(int argc, char **argv)
 {
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
-	const char *old = NULL, *out = NULL, *version;
+	const char *opt[26] = { NULL }, *old, *out, *version;
 	struct relindex ix = RELINDEX_INIT;
-	int c, i;
+	int i;
 
-	while ((c = getopt(argc, argv, "i:o:")) != -1) {
-		switch (c) {
-		case 'i':
-			old = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		default:
-			usage(2);
-		}
-	}
-	if (!out || optind >= argc || (argc - optind - 1) % 3)
+	i = options(argc, argv, "i:o:", opt);
+	old = OPT(opt, 'i');
+	out = OPT(opt, 'o');
+	if (!out || i >= argc || (argc - i - 1) % 3)
 		usage(2);
 	if (old) {
 		read_or_die(old, &text);
