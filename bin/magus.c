@@ -166,23 +166,13 @@ verb_usage_error(const char *verb, const char *fmt, ...)
 static const char *
 flag_value(int argc, char **argv, int *i, const char *name)
 {
-	const char *a = argv[*i];
-	size_t n = strlen(name);
+	const char *v;
 
-	if (strncmp(a, name, n))
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] == '\0') {
-		if (*i + 1 >= argc) {
-			diag(1002, NULL, "option '%s' needs a value", name);
-			exit(2);
-		}
-		return argv[++*i];
+	if (option_value(argc, argv, i, name, &v) < 0) {
+		diag(1002, NULL, "option '%s' needs a value", name);
+		exit(2);
 	}
-	if (name[1] != '-') /* -CDIR, -ojson */
-		return a + n;
-	return NULL;
+	return v;
 }
 
 /*

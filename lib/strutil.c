@@ -288,3 +288,24 @@ path_find_program(const char *path, const char *name)
 		errno = err;
 	return found;
 }
+
+int
+option_value(int argc, char **argv, int *i, const char *name,
+    const char **value)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	*value = NULL;
+	if (strncmp(a, name, n))
+		return 0;
+	if (a[n] == '=')
+		*value = a + n + 1;
+	else if (a[n] == '\0' && *i + 1 >= argc)
+		return -1;
+	else if (a[n] == '\0')
+		*value = argv[++*i];
+	else if (name[1] != '-') /* -CDIR, -ojson */
+		*value = a + n;
+	return *value != NULL;
+}

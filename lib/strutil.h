@@ -17,6 +17,15 @@ unsigned edit_distance(const char *a, const char *b);
  * typo, else NULL.  `candidates` ends with NULL. */
 const char *closest_word(const char *word, const char *const *candidates);
 
+/*
+ * Match the option `name` at argv[*i]: `--name VALUE`, `--name=VALUE`,
+ * or `-xVALUE` when name is a short `-x`.  1 with *value set and *i moved
+ * past what it used; 0 with *value NULL when argv[*i] is something else;
+ * -1 when it is the option but the value is missing (it was last).
+ */
+int option_value(int argc, char **argv, int *i, const char *name,
+    const char **value);
+
 /* A newly allocated "dir/name" (no doubled slash). */
 char *path_join(const char *dir, const char *name);
 /*

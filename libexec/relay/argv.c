@@ -109,21 +109,11 @@ set_root(struct relay *r, const char *v)
 static const char *
 value_of(int ac, char **av, int *i, const char *name)
 {
-	const char *a = av[*i];
-	size_t n = strlen(name);
+	const char *v;
 
-	if (strncmp(a, name, n))
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] == '\0') {
-		if (*i + 1 >= ac)
-			refuse_cmdline("option '%s' needs a value", name);
-		return av[++*i];
-	}
-	if (name[1] != '-')
-		return a + n;
-	return NULL;
+	if (option_value(ac, av, i, name, &v) < 0)
+		refuse_cmdline("option '%s' needs a value", name);
+	return v;
 }
 
 struct pathflag {

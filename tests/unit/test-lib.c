@@ -173,6 +173,40 @@ test_strutil(void)
 		    "wrap_text wraps, indents and hangs list items");
 		strbuf_release(&sb);
 	}
+	{
+		static char words[][24] = { "magus", "--platform",
+			"linux/arm64", "--platform=linux/amd64", "-C/w", "-C",
+			"/v", "--platformx", "-o" };
+		static const struct {
+			int at, want, next;
+			const char *name, *value, *what;
+		} cases[] = {
+			{ 1, 1, 2, "--platform", "linux/arm64",
+			    "--name VALUE takes the next word" },
+			{ 3, 1, 3, "--platform", "linux/amd64", "--name=VALUE" },
+			{ 4, 1, 4, "-C", "/w", "a short name's value joined" },
+			{ 5, 1, 6, "-C", "/v", "or in the next word" },
+			{ 7, 0, 7, "--platform", NULL,
+			    "a longer name is another option" },
+			{ 4, 0, 4, "--platform", NULL, "another option" },
+			{ 8, -1, 8, "-o", NULL, "a value missing at the end" },
+		};
+		char *av[10];
+		const char *v;
+		size_t k;
+		int i, r;
+
+		for (k = 0; k < 9; k++)
+			av[k] = words[k];
+		av[9] = NULL;
+		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			i = cases[k].at;
+			r = option_value(9, av, &i, cases[k].name, &v);
+			ok(r == cases[k].want && i == cases[k].next &&
+			    (cases[k].value ? v && !strcmp(v, cases[k].value) :
+			    !v), "option_value: %s", cases[k].what);
+		}
+	}
 }
 
 static void
