@@ -121,6 +121,10 @@ awk -v d="$d" -v bd="$bd" -v bf="$bf" -v bt="$bt" -v wd="$wd" -v hz="$(getconf C
     -v n="$ROUNDS" -v s="$SIZE" -v ncpu="$(nproc)" 'BEGIN {
 	gib = n * s / 1073741824
 	cd = bd / hz / gib; cf = bf / hz / gib; ct = bt / hz / gib
+	if (!bd || !bf || !bt || !wd || !d) {
+		print "   machine CPU: too little to measure; raise SIZE or ROUNDS"
+		exit
+	}
 	printf "   machine CPU per GiB: direct %.2f s, forward %.2f s, tunnel %.2f s\n", cd, cf, ct
 	printf "   CPUs busy while the direct downloads ran: %.2f of %d\n", bd / hz / (wd / 100), ncpu
 	printf "   ratio ceiling if all %d CPUs ran the proxied download: forward %.2f, tunnel %.2f\n",
